@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Installs what aesfast needs to build, test and benchmark on Debian 12 (run as root).
+#   test/install-deps.sh            native build: compiler, Meson, Ninja, libcrypto headers
+#   test/install-deps.sh --arm64    also the aarch64 cross compiler, qemu-user and arm64 libcrypto
+#   test/install-deps.sh --src      also a deb-src entry, so `apt-get source openssl` works
+# Each step checks first and does nothing when the thing is already there.
+set -euo pipefail
+
+want_arm64=0 want_src=0
+for a in "$@"; do
+  case "$a" in
+    --arm64) want_arm64=1 ;;
+    --src) want_src=1 ;;
+    *) echo "install-deps: unknown option $a" >&2; exit 2 ;;
+  esac
+done
+
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+updated=0
+apt_update() { [ $updated -eq 1 ] || { $SUDO apt-get update -qq; updated=1; }; }
+missing() { # prints the packages among "$@" that dpkg does not report installed
+  local p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || echo "$p"
+  done
+}
+install() {
+  local m
+  m=$(missing "$@")
+  [ -z "$m" ] && return 0
+  apt_update
+  # shellcheck disable=SC2086
+  $SUDO apt-get install -y -qq --no-install-recommends $m >/dev/null
+}
+
+install gcc libc6-dev make meson ninja-build pkg-config libssl-dev openssl perl ca-certificates \
+        python3 xz-utils dpkg-dev
+
+if [ $want_arm64 -eq 1 ]; then
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    $SUDO dpkg --add-architecture arm64
+    updated=0
+  fi
+  install gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libssl-dev:arm64
+fi
+
+if [ $want_src -eq 1 ] && ! apt-cache showsrc openssl 2>/dev/null | grep -q '^Version: 3\.5'; then
+  # A deb-src twin of the main archive's stanza (the first one), with bookworm and trixie, so that
+  # OpenSSL 3.5's source package can be fetched. The host name is read from the machine's own file.
+  src=/etc/apt/sources.list.d/debian.sources
+  out=/etc/apt/sources.list.d/aesfast-src.sources
+  if [ -f "$src" ] && [ ! -f "$out" ]; then
+    awk 'BEGIN{RS=""; ORS="\n\n"} NR==1{print; exit}' "$src" \
+      | sed -e 's/^Types:.*/Types: deb-src/' -e 's/^Suites:.*/Suites: bookworm trixie/' \
+      | $SUDO tee "$out" >/dev/null
+  fi
+  updated=0
+  apt_update
+fi
