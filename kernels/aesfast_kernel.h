@@ -23,13 +23,11 @@
  *   - Kernels do not write the counter back and keep no state between calls.
  *
  * The layout of aesfast_key is part of the ABI: the assembly reads it through the AESFAST_KEY_*
- * offsets below, which provider/kernels.c checks with _Static_assert.
+ * offsets below, which provider/dispatch.c checks with _Static_assert. The struct is only
+ * 16-byte aligned (it lives in OPENSSL_zalloc memory): kernels must not assume more.
  */
 #ifndef AESFAST_KERNEL_H
 #define AESFAST_KERNEL_H
-
-#include <stddef.h>
-#include <stdint.h>
 
 #define AESFAST_BLOCK 16
 #define AESFAST_MAX_ROUNDS 14
@@ -41,14 +39,17 @@
 
 #ifndef __ASSEMBLER__
 
+#include <stddef.h>
+#include <stdint.h>
+
 typedef struct aesfast_key {
     /* Encryption round keys in FIPS-197 byte order: round key r is rk[16*r .. 16*r+15]. Every
      * tier's set_key fills these, so any tier's output can be checked against any other's. */
-    _Alignas(64) uint8_t rk[(AESFAST_MAX_ROUNDS + 1) * AESFAST_BLOCK];
+    _Alignas(16) uint8_t rk[(AESFAST_MAX_ROUNDS + 1) * AESFAST_BLOCK];
     uint32_t rounds; /* 10, 12 or 14 */
     /* The portable tier's round keys in its bitsliced form (8 words of 64 bits per round);
      * hardware tiers leave these untouched. */
-    _Alignas(64) uint64_t bitsliced[(AESFAST_MAX_ROUNDS + 1) * 8];
+    _Alignas(16) uint64_t bitsliced[(AESFAST_MAX_ROUNDS + 1) * 8];
 } aesfast_key;
 
 typedef void aesfast_set_key_fn(aesfast_key *key, const uint8_t *raw, size_t keylen);

@@ -1,0 +1,409 @@
+/*
+ * AES-128/192/256-CTR, with the semantics of OpenSSL's default provider: the whole 16-byte IV is
+ * a big-endian 128-bit counter (carries cross every word boundary and 2^128 wraps to 0), updates
+ * of any length stream on from where the last one stopped, and "updated-iv" is the counter block
+ * of the next keystream block to be generated.
+ *
+ * The kernels only see whole blocks with a 32-bit counter (see kernels/aesfast_kernel.h); this
+ * file carries the leftover keystream of a partial block and splits requests at 2^32-block
+ * boundaries so the carry into the upper 96 bits happens here.
+ *
+ * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
+ */
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+
+#include "aesfast.h"
+
+typedef struct {
+    aesfast_key key; /* first: OPENSSL_zalloc's 16-byte alignment is what the kernels need */
+    const aesfast_prov *prov;
+    const aesfast_kernel *kernel;
+    size_t keylen;
+    uint8_t iv[AESFAST_BLOCK];  /* the IV as given ("iv") */
+    uint8_t ctr[AESFAST_BLOCK]; /* counter block of the next keystream block ("updated-iv") */
+    uint8_t ks[AESFAST_BLOCK];  /* keystream of the current partial block */
+    unsigned int num;           /* bytes of ks already used, 0..15 */
+    unsigned int pad;           /* the "padding" parameter: stored, meaningless for CTR */
+    int key_set, iv_set, enc;
+} ctr_ctx;
+
+static uint32_t load_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* ctr += n, as a 128-bit big-endian number, modulo 2^128. The counter is not secret. */
+static void ctr_add(uint8_t ctr[AESFAST_BLOCK], uint64_t n)
+{
+    for (int i = AESFAST_BLOCK - 1; i >= 0 && n != 0; i--) {
+        n += ctr[i];
+        ctr[i] = (uint8_t)n;
+        n >>= 8;
+    }
+}
+
+/* Whole blocks: the kernel's 32-bit counter, with the carry into the upper 96 bits done here. */
+static void ctr_blocks(ctr_ctx *c, const uint8_t *in, uint8_t *out, size_t nblocks)
+{
+    while (nblocks > 0) {
+        uint64_t before_wrap = ((uint64_t)1 << 32) - load_be32(c->ctr + 12);
+        size_t n = nblocks < before_wrap ? nblocks : (size_t)before_wrap;
+
+        c->kernel->ctr32_xor(&c->key, c->ctr, in, out, n);
+        ctr_add(c->ctr, n);
+        in += n * AESFAST_BLOCK;
+        out += n * AESFAST_BLOCK;
+        nblocks -= n;
+    }
+}
+
+static void ctr_xor(ctr_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
+{
+    while (c->num != 0 && len > 0) {
+        *out++ = *in++ ^ c->ks[c->num];
+        c->num = (c->num + 1) % AESFAST_BLOCK;
+        len--;
+    }
+    size_t nblocks = len / AESFAST_BLOCK;
+    ctr_blocks(c, in, out, nblocks);
+    in += nblocks * AESFAST_BLOCK;
+    out += nblocks * AESFAST_BLOCK;
+    len %= AESFAST_BLOCK;
+    if (len > 0) {
+        c->kernel->encrypt_block(&c->key, c->ctr, c->ks);
+        ctr_add(c->ctr, 1);
+        for (size_t i = 0; i < len; i++)
+            out[i] = in[i] ^ c->ks[i];
+        c->num = (unsigned int)len;
+    }
+}
+
+static void *ctr_newctx(void *provctx, size_t keylen)
+{
+    ctr_ctx *c = OPENSSL_zalloc(sizeof(*c));
+
+    if (c == NULL)
+        return NULL;
+    c->prov = provctx;
+    c->kernel = c->prov->kernel;
+    c->keylen = keylen;
+    return c;
+}
+
+static void ctr_freectx(void *vctx)
+{
+    OPENSSL_clear_free(vctx, sizeof(ctr_ctx));
+}
+
+static void *ctr_dupctx(void *vctx)
+{
+    ctr_ctx *dup = OPENSSL_malloc(sizeof(ctr_ctx));
+
+    if (dup != NULL)
+        memcpy(dup, vctx, sizeof(ctr_ctx));
+    return dup;
+}
+
+static int ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
+
+static int ctr_init(ctr_ctx *c, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                    size_t ivlen, const OSSL_PARAM params[], int enc)
+{
+    c->enc = enc;
+    if (key != NULL) {
+        if (keylen != c->keylen) {
+            AESFAST_RAISE(c->prov, AESFAST_R_INVALID_KEY_LENGTH,
+                          "AES-%zu-CTR takes a %zu-byte key, not %zu", c->keylen * 8, c->keylen,
+                          keylen);
+            return 0;
+        }
+        c->kernel->set_key(&c->key, key, keylen);
+        c->key_set = 1;
+    }
+    if (iv != NULL) {
+        if (ivlen != AESFAST_BLOCK) {
+            AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH,
+                          "AES-CTR takes a 16-byte IV, not %zu", ivlen);
+            return 0;
+        }
+        memcpy(c->iv, iv, AESFAST_BLOCK);
+        memcpy(c->ctr, iv, AESFAST_BLOCK);
+        c->iv_set = 1;
+    }
+    /* A new key or IV starts a new stream (as in the default provider, even with neither). */
+    c->num = 0;
+    OPENSSL_cleanse(c->ks, sizeof(c->ks));
+    return ctr_set_ctx_params(c, params);
+}
+
+static int ctr_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                     size_t ivlen, const OSSL_PARAM params[])
+{
+    return ctr_init(vctx, key, keylen, iv, ivlen, params, 1);
+}
+
+static int ctr_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                     size_t ivlen, const OSSL_PARAM params[])
+{
+    return ctr_init(vctx, key, keylen, iv, ivlen, params, 0);
+}
+
+static int ctr_ready(const ctr_ctx *c)
+{
+    if (!c->key_set) {
+        AESFAST_RAISE(c->prov, AESFAST_R_NO_KEY_SET, "set a key before encrypting");
+        return 0;
+    }
+    if (!c->iv_set) {
+        AESFAST_RAISE(c->prov, AESFAST_R_NO_IV_SET, "set an IV before encrypting");
+        return 0;
+    }
+    return 1;
+}
+
+static int ctr_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                      const unsigned char *in, size_t inl)
+{
+    ctr_ctx *c = vctx;
+
+    if (!ctr_ready(c))
+        return 0;
+    if (inl == 0) {
+        *outl = 0;
+        return 1;
+    }
+    if (outsize < inl) {
+        AESFAST_RAISE(c->prov, AESFAST_R_OUTPUT_BUFFER_TOO_SMALL,
+                      "%zu bytes in, room for %zu out", inl, outsize);
+        return 0;
+    }
+    /* In place (out == in) is fine; any other overlap would read already-written output. */
+    if (out != in && out < in + inl && in < out + inl) {
+        AESFAST_RAISE(c->prov, AESFAST_R_PARTIALLY_OVERLAPPING, "out=%p in=%p len=%zu",
+                      (void *)out, (const void *)in, inl);
+        return 0;
+    }
+    ctr_xor(c, in, out, inl);
+    *outl = inl;
+    return 1;
+}
+
+static int ctr_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
+    ctr_ctx *c = vctx;
+
+    (void)out;
+    (void)outsize;
+    if (!c->key_set) {
+        AESFAST_RAISE(c->prov, AESFAST_R_NO_KEY_SET, "final without a key");
+        return 0;
+    }
+    *outl = 0;
+    return 1;
+}
+
+static int ctr_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                      const unsigned char *in, size_t inl)
+{
+    return ctr_update(vctx, out, outl, outsize, in, inl);
+}
+
+/* Algorithm parameters, as the default provider's generic cipher layer reports them. */
+static int ctr_get_params(OSSL_PARAM params[], size_t keylen)
+{
+    OSSL_PARAM *p;
+
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL
+        && !OSSL_PARAM_set_uint(p, EVP_CIPH_CTR_MODE))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL
+        && !OSSL_PARAM_set_size_t(p, keylen))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL
+        && !OSSL_PARAM_set_size_t(p, AESFAST_BLOCK))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL
+        && !OSSL_PARAM_set_size_t(p, 1))
+        return 0;
+    static const char *const zero_flags[] = {
+        OSSL_CIPHER_PARAM_AEAD, OSSL_CIPHER_PARAM_CUSTOM_IV, OSSL_CIPHER_PARAM_CTS,
+        OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, OSSL_CIPHER_PARAM_HAS_RAND_KEY,
+    };
+    for (size_t i = 0; i < sizeof(zero_flags) / sizeof(zero_flags[0]); i++)
+        if ((p = OSSL_PARAM_locate(params, zero_flags[i])) != NULL && !OSSL_PARAM_set_int(p, 0))
+            return 0;
+    return 1;
+}
+
+static const OSSL_PARAM *ctr_gettable_params(void *provctx)
+{
+    static const OSSL_PARAM params[] = {
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, NULL),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, NULL),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, NULL),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, NULL),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL),
+        OSSL_PARAM_END,
+    };
+
+    (void)provctx;
+    return params;
+}
+
+static int ctr_get_ctx_params(void *vctx, OSSL_PARAM params[])
+{
+    ctr_ctx *c = vctx;
+    OSSL_PARAM *p;
+
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL
+        && !OSSL_PARAM_set_size_t(p, c->keylen))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL
+        && !OSSL_PARAM_set_size_t(p, AESFAST_BLOCK))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL
+        && !OSSL_PARAM_set_uint(p, c->pad))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) != NULL
+        && !OSSL_PARAM_set_uint(p, c->num))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) != NULL
+        && !OSSL_PARAM_set_octet_string(p, c->iv, AESFAST_BLOCK)
+        && !OSSL_PARAM_set_octet_ptr(p, c->iv, AESFAST_BLOCK))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) != NULL
+        && !OSSL_PARAM_set_octet_string(p, c->ctr, AESFAST_BLOCK)
+        && !OSSL_PARAM_set_octet_ptr(p, c->ctr, AESFAST_BLOCK))
+        return 0;
+    return 1;
+}
+
+static const OSSL_PARAM *ctr_gettable_ctx_params(void *cctx, void *provctx)
+{
+    static const OSSL_PARAM params[] = {
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
+        OSSL_PARAM_END,
+    };
+
+    (void)cctx;
+    (void)provctx;
+    return params;
+}
+
+/*
+ * Settable: "padding" (EVP_CIPHER_CTX_set_padding sends it to every cipher; CTR ignores it),
+ * "keylen" and "ivlen" (accepted only at their one valid value), and "num" (repositions within
+ * the current keystream block, as in the default provider). Anything else is refused by name,
+ * so a misspelt or misdirected parameter is not silently dropped.
+ */
+static int ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
+    ctr_ctx *c = vctx;
+
+    for (const OSSL_PARAM *p = params; p != NULL && p->key != NULL; p++) {
+        size_t sz;
+        unsigned int u;
+
+        if (strcmp(p->key, OSSL_CIPHER_PARAM_PADDING) == 0) {
+            if (!OSSL_PARAM_get_uint(p, &u))
+                goto bad_value;
+            c->pad = u;
+        } else if (strcmp(p->key, OSSL_CIPHER_PARAM_KEYLEN) == 0) {
+            if (!OSSL_PARAM_get_size_t(p, &sz))
+                goto bad_value;
+            if (sz != c->keylen) {
+                AESFAST_RAISE(c->prov, AESFAST_R_INVALID_KEY_LENGTH,
+                              "AES-%zu-CTR has a fixed %zu-byte key, not %zu", c->keylen * 8,
+                              c->keylen, sz);
+                return 0;
+            }
+        } else if (strcmp(p->key, OSSL_CIPHER_PARAM_IVLEN) == 0) {
+            if (!OSSL_PARAM_get_size_t(p, &sz))
+                goto bad_value;
+            if (sz != AESFAST_BLOCK) {
+                AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH,
+                              "AES-CTR has a fixed 16-byte IV, not %zu", sz);
+                return 0;
+            }
+        } else if (strcmp(p->key, OSSL_CIPHER_PARAM_NUM) == 0) {
+            if (!OSSL_PARAM_get_uint(p, &u))
+                goto bad_value;
+            if (u >= AESFAST_BLOCK) {
+                AESFAST_RAISE(c->prov, AESFAST_R_BAD_PARAMETER_VALUE,
+                              "num must be below 16, not %u", u);
+                return 0;
+            }
+            c->num = u;
+        } else {
+            AESFAST_RAISE(c->prov, AESFAST_R_UNSUPPORTED_PARAMETER,
+                          "AES-CTR has no settable parameter \"%s\"", p->key);
+            return 0;
+        }
+        continue;
+    bad_value:
+        AESFAST_RAISE(c->prov, AESFAST_R_BAD_PARAMETER_VALUE, "cannot read parameter \"%s\"",
+                      p->key);
+        return 0;
+    }
+    return 1;
+}
+
+static const OSSL_PARAM *ctr_settable_ctx_params(void *cctx, void *provctx)
+{
+    static const OSSL_PARAM params[] = {
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+        OSSL_PARAM_END,
+    };
+
+    (void)cctx;
+    (void)provctx;
+    return params;
+}
+
+#define AESFAST_CTR(bits)                                                                      \
+    static void *ctr##bits##_newctx(void *provctx)                                             \
+    {                                                                                          \
+        return ctr_newctx(provctx, (bits) / 8);                                                \
+    }                                                                                          \
+    static int ctr##bits##_get_params(OSSL_PARAM params[])                                     \
+    {                                                                                          \
+        return ctr_get_params(params, (bits) / 8);                                             \
+    }                                                                                          \
+    const OSSL_DISPATCH aesfast_aes##bits##ctr_functions[] = {                                 \
+        {OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))ctr##bits##_newctx},                         \
+        {OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))ctr_freectx},                               \
+        {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))ctr_dupctx},                                 \
+        {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))ctr_einit},                            \
+        {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))ctr_dinit},                            \
+        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))ctr_update},                                 \
+        {OSSL_FUNC_CIPHER_FINAL, (void (*)(void))ctr_final},                                   \
+        {OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))ctr_cipher},                                 \
+        {OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))ctr##bits##_get_params},                 \
+        {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))ctr_gettable_params},               \
+        {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))ctr_get_ctx_params},                 \
+        {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (void (*)(void))ctr_gettable_ctx_params},       \
+        {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))ctr_set_ctx_params},                 \
+        {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))ctr_settable_ctx_params},       \
+        OSSL_DISPATCH_END,                                                                     \
+    }
+
+AESFAST_CTR(128);
+AESFAST_CTR(192);
+AESFAST_CTR(256);

@@ -1,0 +1,247 @@
+/*
+ * CPU feature detection and the kernel tier table.
+ *
+ * Features are read once per process (pthread_once): CPUID plus XGETBV on x86-64, since a CPU
+ * feature is usable only when the OS saves the register state it needs (YMM for AVX2, ZMM and
+ * opmask for AVX-512); getauxval(AT_HWCAP) on arm64 Linux and sysctl on Apple.
+ *
+ * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <pthread.h>
+
+#include "dispatch.h"
+
+#if defined(__x86_64__) && defined(AESFAST_ASM)
+#include <cpuid.h>
+#elif defined(__aarch64__) && defined(AESFAST_ASM)
+#if defined(__linux__)
+#include <sys/auxv.h>
+#elif defined(__APPLE__)
+#include <sys/sysctl.h>
+#endif
+#endif
+
+_Static_assert(offsetof(aesfast_key, rk) == AESFAST_KEY_RK, "AESFAST_KEY_RK");
+_Static_assert(offsetof(aesfast_key, rounds) == AESFAST_KEY_ROUNDS, "AESFAST_KEY_ROUNDS");
+_Static_assert(offsetof(aesfast_key, bitsliced) == AESFAST_KEY_BITSLICED, "AESFAST_KEY_BITSLICED");
+
+/* Each feature a tier may need, as a bit. */
+enum {
+    F_AES = 1u << 0,       /* x86 AES-NI; arm64 AESE/AESD */
+    F_PCLMUL = 1u << 1,    /* x86 PCLMULQDQ; arm64 PMULL */
+    F_SSSE3 = 1u << 2,
+    F_SSE41 = 1u << 3,
+    F_AVX2 = 1u << 4,      /* with the OS saving YMM state */
+    F_AVX512 = 1u << 5,    /* AVX512F+BW+VL, with the OS saving ZMM and opmask state */
+    F_VAES = 1u << 6,
+    F_VPCLMUL = 1u << 7,
+    F_BMI2 = 1u << 8,
+};
+
+static const struct {
+    unsigned bit;
+    const char *name;
+} feature_names[] = {
+    {F_AES, "aes"},       {F_PCLMUL, "pclmul"}, {F_SSSE3, "ssse3"},   {F_SSE41, "sse4.1"},
+    {F_AVX2, "avx2"},     {F_AVX512, "avx512"}, {F_VAES, "vaes"},     {F_VPCLMUL, "vpclmulqdq"},
+    {F_BMI2, "bmi2"},
+};
+
+static unsigned cpu_features;
+static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
+
+#if defined(__x86_64__) && defined(AESFAST_ASM)
+static unsigned long long read_xcr0(void)
+{
+    unsigned int lo, hi;
+
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return ((unsigned long long)hi << 32) | lo;
+}
+
+static void detect(void)
+{
+    unsigned int a, b, c, d, max;
+    unsigned f = 0;
+    unsigned long long xcr0 = 0;
+
+    if (!__get_cpuid(0, &max, &b, &c, &d) || max < 1)
+        return;
+    __cpuid_count(1, 0, a, b, c, d);
+    if (c & (1u << 25)) f |= F_AES;
+    if (c & (1u << 1)) f |= F_PCLMUL;
+    if (c & (1u << 9)) f |= F_SSSE3;
+    if (c & (1u << 19)) f |= F_SSE41;
+    /* OSXSAVE: the OS uses XSAVE, so XCR0 says which register state it saves. */
+    if (c & (1u << 27))
+        xcr0 = read_xcr0();
+    int os_ymm = (xcr0 & 0x6) == 0x6;           /* XMM and YMM state */
+    int os_zmm = os_ymm && (xcr0 & 0xe0) == 0xe0; /* opmask, ZMM0-15 upper halves, ZMM16-31 */
+    int avx = (c & (1u << 28)) != 0;
+    if (max >= 7) {
+        __cpuid_count(7, 0, a, b, c, d);
+        if (os_ymm && avx && (b & (1u << 5))) f |= F_AVX2;
+        if (b & (1u << 8)) f |= F_BMI2;
+        unsigned avx512 = (1u << 16) | (1u << 30) | (1u << 31); /* F, BW, VL */
+        if (os_zmm && (b & avx512) == avx512) f |= F_AVX512;
+        if (os_ymm && (c & (1u << 9))) f |= F_VAES;
+        if (os_ymm && (c & (1u << 10))) f |= F_VPCLMUL;
+    }
+    cpu_features = f;
+}
+#elif defined(__aarch64__) && defined(AESFAST_ASM) && defined(__linux__)
+static void detect(void)
+{
+    unsigned long hw = getauxval(AT_HWCAP);
+
+    cpu_features = ((hw & (1ul << 3)) ? F_AES : 0)      /* HWCAP_AES */
+                 | ((hw & (1ul << 4)) ? F_PCLMUL : 0); /* HWCAP_PMULL */
+}
+#elif defined(__aarch64__) && defined(AESFAST_ASM) && defined(__APPLE__)
+static int sysctl_flag(const char *name)
+{
+    int v = 0;
+    size_t len = sizeof(v);
+
+    return sysctlbyname(name, &v, &len, NULL, 0) == 0 && v != 0;
+}
+
+static void detect(void)
+{
+    cpu_features = (sysctl_flag("hw.optional.arm.FEAT_AES") ? F_AES : 0)
+                 | (sysctl_flag("hw.optional.arm.FEAT_PMULL") ? F_PCLMUL : 0);
+}
+#else
+static void detect(void)
+{
+    cpu_features = 0;
+}
+#endif
+
+static unsigned features(void)
+{
+    pthread_once(&cpu_once, detect);
+    return cpu_features;
+}
+
+/* The tiers. Each names the features it needs: the ones its kernels execute, plus PCLMULQDQ /
+ * VPCLMULQDQ / PMULL, which the GCM kernels of the same tier use, so a tier means one thing. */
+typedef struct {
+    aesfast_kernel k;
+    unsigned needs;
+} tier;
+
+static const tier tier_generic = {
+    {"generic", aesfast_generic_set_key, aesfast_generic_encrypt_block, aesfast_generic_ctr32_xor},
+    0,
+};
+
+#if defined(__x86_64__) && defined(AESFAST_ASM)
+static const tier tier_vaes_avx512 = {
+    {"vaes-avx512", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
+     aesfast_vaes_avx512_ctr32_xor},
+    F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_AVX512 | F_VAES | F_VPCLMUL | F_BMI2,
+};
+static const tier tier_vaes_avx2 = {
+    {"vaes-avx2", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
+     aesfast_vaes_avx2_ctr32_xor},
+    F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_VAES | F_VPCLMUL | F_BMI2,
+};
+static const tier tier_aesni = {
+    {"aesni", aesfast_aesni_set_key, aesfast_aesni_encrypt_block, aesfast_aesni_ctr32_xor},
+    F_AES | F_PCLMUL | F_SSSE3 | F_SSE41,
+};
+#endif
+
+#if defined(__aarch64__) && defined(AESFAST_ASM)
+static const tier tier_armv8 = {
+    {"armv8", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor},
+    F_AES | F_PCLMUL,
+};
+#endif
+
+static const tier *const tiers[] = {
+#if defined(__x86_64__) && defined(AESFAST_ASM)
+    &tier_vaes_avx512, &tier_vaes_avx2, &tier_aesni,
+#endif
+#if defined(__aarch64__) && defined(AESFAST_ASM)
+    &tier_armv8,
+#endif
+    &tier_generic,
+};
+#define NTIERS (sizeof(tiers) / sizeof(tiers[0]))
+
+const aesfast_kernel *const aesfast_kernels[] = {
+#if defined(__x86_64__) && defined(AESFAST_ASM)
+    &tier_vaes_avx512.k, &tier_vaes_avx2.k, &tier_aesni.k,
+#endif
+#if defined(__aarch64__) && defined(AESFAST_ASM)
+    &tier_armv8.k,
+#endif
+    &tier_generic.k, NULL,
+};
+
+static const tier *tier_of(const aesfast_kernel *k)
+{
+    for (size_t i = 0; i < NTIERS; i++)
+        if (&tiers[i]->k == k)
+            return tiers[i];
+    return NULL;
+}
+
+const aesfast_kernel *aesfast_kernel_by_name(const char *name)
+{
+    for (size_t i = 0; i < NTIERS; i++)
+        if (strcmp(tiers[i]->k.name, name) == 0)
+            return &tiers[i]->k;
+    return NULL;
+}
+
+static void append_names(char *buf, size_t len, unsigned bits)
+{
+    size_t used = strlen(buf);
+
+    for (size_t i = 0; i < sizeof(feature_names) / sizeof(feature_names[0]); i++) {
+        if (!(bits & feature_names[i].bit) || used >= len)
+            continue;
+        int n = snprintf(buf + used, len - used, "%s%s", used ? " " : "", feature_names[i].name);
+        if (n > 0)
+            used += (size_t)n;
+    }
+}
+
+int aesfast_kernel_usable(const aesfast_kernel *k, char *why, size_t whylen)
+{
+    const tier *t = tier_of(k);
+    unsigned missing = t == NULL ? ~0u : t->needs & ~features();
+
+    if (why != NULL && whylen > 0) {
+        why[0] = '\0';
+        if (missing != 0) {
+            snprintf(why, whylen, "cpu lacks:");
+            append_names(why, whylen, missing);
+        }
+    }
+    return missing == 0;
+}
+
+const aesfast_kernel *aesfast_kernel_best(void)
+{
+    for (size_t i = 0; i < NTIERS; i++)
+        if (aesfast_kernel_usable(&tiers[i]->k, NULL, 0))
+            return &tiers[i]->k;
+    return &tier_generic.k; /* never reached: generic needs nothing */
+}
+
+void aesfast_cpu_describe(char *buf, size_t len)
+{
+    if (len == 0)
+        return;
+    buf[0] = '\0';
+    append_names(buf, len, features());
+    if (buf[0] == '\0')
+        snprintf(buf, len, "(none)");
+}

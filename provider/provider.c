@@ -1,0 +1,168 @@
+/*
+ * The provider entry point: OSSL_provider_init, provider parameters, the algorithm table and the
+ * choice of kernel tier for this instance.
+ *
+ * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/params.h>
+
+#include "aesfast.h"
+#include "dispatch.h"
+#include "version.h"
+
+#define AESFAST_PROPS "provider=aesfast"
+
+/* Names as in OpenSSL's default provider (providers/implementations/include/prov/names.h). */
+static const OSSL_ALGORITHM aesfast_ciphers[] = {
+    {"AES-128-CTR", AESFAST_PROPS, aesfast_aes128ctr_functions, "AES-128 in counter mode"},
+    {"AES-192-CTR", AESFAST_PROPS, aesfast_aes192ctr_functions, "AES-192 in counter mode"},
+    {"AES-256-CTR", AESFAST_PROPS, aesfast_aes256ctr_functions, "AES-256 in counter mode"},
+    {NULL, NULL, NULL, NULL},
+};
+
+/* The name of this provider's parameter (and openssl.cnf key) for the kernel tier. */
+#define PARAM_KERNEL "aesfast-kernel"
+
+static const OSSL_PARAM *gettable_params(void *provctx)
+{
+    static const OSSL_PARAM params[] = {
+        OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, NULL, 0),
+        OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, NULL, 0),
+        OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, NULL, 0),
+        OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, NULL),
+        OSSL_PARAM_utf8_ptr(PARAM_KERNEL, NULL, 0),
+        OSSL_PARAM_END,
+    };
+
+    (void)provctx;
+    return params;
+}
+
+static int get_params(void *provctx, OSSL_PARAM params[])
+{
+    const aesfast_prov *prov = provctx;
+    OSSL_PARAM *p;
+
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != NULL
+        && !OSSL_PARAM_set_utf8_ptr(p, "aesfast"))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_VERSION)) != NULL
+        && !OSSL_PARAM_set_utf8_ptr(p, AESFAST_VERSION))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) != NULL
+        && !OSSL_PARAM_set_utf8_ptr(p, AESFAST_BUILDINFO))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != NULL
+        && !OSSL_PARAM_set_int(p, 1))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, PARAM_KERNEL)) != NULL
+        && !OSSL_PARAM_set_utf8_ptr(p, prov->kernel->name))
+        return 0;
+    return 1;
+}
+
+static const OSSL_ALGORITHM *query_operation(void *provctx, int operation_id, int *no_cache)
+{
+    (void)provctx;
+    *no_cache = 0;
+    return operation_id == OSSL_OP_CIPHER ? aesfast_ciphers : NULL;
+}
+
+static void teardown(void *provctx)
+{
+    OPENSSL_free(provctx);
+}
+
+static const OSSL_DISPATCH provider_functions[] = {
+    {OSSL_FUNC_PROVIDER_TEARDOWN, (void (*)(void))teardown},
+    {OSSL_FUNC_PROVIDER_GETTABLE_PARAMS, (void (*)(void))gettable_params},
+    {OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))get_params},
+    {OSSL_FUNC_PROVIDER_QUERY_OPERATION, (void (*)(void))query_operation},
+    {OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, (void (*)(void))aesfast_reason_strings},
+    OSSL_DISPATCH_END,
+};
+
+/*
+ * Picks the tier: AESFAST_KERNEL in the environment, else "aesfast-kernel" in the provider's
+ * openssl.cnf section, else the best the CPU can run ("auto" says so explicitly). A named tier
+ * that is not compiled in, or that this CPU cannot run, is an error: the provider then fails to
+ * load instead of quietly running something other than what the user asked for.
+ */
+static const aesfast_kernel *choose_kernel(const OSSL_CORE_HANDLE *handle, const char *cnf_value)
+{
+    const char *env = getenv("AESFAST_KERNEL");
+    const char *want = env != NULL && *env != '\0' ? env : cnf_value;
+    const char *source = want == env ? "AESFAST_KERNEL" : "openssl.cnf " PARAM_KERNEL;
+    const aesfast_kernel *k;
+    char cpu[160], why[160];
+
+    aesfast_cpu_describe(cpu, sizeof(cpu));
+    aesfast_debug("cpu features: %s", cpu);
+    if (want == NULL || *want == '\0' || strcmp(want, "auto") == 0) {
+        k = aesfast_kernel_best();
+        aesfast_debug("kernel %s: the best tier this cpu runs", k->name);
+        return k;
+    }
+    k = aesfast_kernel_by_name(want);
+    if (k == NULL) {
+        char known[160] = "";
+
+        for (const aesfast_kernel *const *p = aesfast_kernels; *p != NULL; p++) {
+            strncat(known, " ", sizeof(known) - strlen(known) - 1);
+            strncat(known, (*p)->name, sizeof(known) - strlen(known) - 1);
+        }
+        aesfast_raise_handle(handle, OPENSSL_FILE, OPENSSL_LINE, OPENSSL_FUNC,
+                             AESFAST_R_KERNEL_UNKNOWN,
+                             "unknown kernel %s=%s (this build knows: auto%s)", source, want,
+                             known);
+        return NULL;
+    }
+    if (!aesfast_kernel_usable(k, why, sizeof(why))) {
+        aesfast_raise_handle(handle, OPENSSL_FILE, OPENSSL_LINE, OPENSSL_FUNC,
+                             AESFAST_R_KERNEL_UNAVAILABLE,
+                             "kernel %s=%s is not available: %s", source, want, why);
+        return NULL;
+    }
+    aesfast_debug("kernel %s: forced by %s", k->name, source);
+    return k;
+}
+
+/* The one exported symbol (everything else is hidden by -fvisibility=hidden and aesfast.map). */
+__attribute__((visibility("default")))
+int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
+                       const OSSL_DISPATCH **out, void **provctx)
+{
+    OSSL_FUNC_core_get_params_fn *core_get_params = NULL;
+    const char *cnf_kernel = NULL;
+    aesfast_prov *prov;
+
+    aesfast_errors_init(in);
+    for (const OSSL_DISPATCH *d = in; d->function_id != 0; d++)
+        if (d->function_id == OSSL_FUNC_CORE_GET_PARAMS)
+            core_get_params = OSSL_FUNC_core_get_params(d);
+    if (core_get_params != NULL) {
+        /* Keys of the provider's openssl.cnf section arrive as core parameters. */
+        OSSL_PARAM params[] = {
+            OSSL_PARAM_utf8_ptr(PARAM_KERNEL, (char **)&cnf_kernel, 0),
+            OSSL_PARAM_END,
+        };
+        if (!core_get_params(handle, params))
+            cnf_kernel = NULL;
+    }
+
+    const aesfast_kernel *k = choose_kernel(handle, cnf_kernel);
+    if (k == NULL)
+        return 0;
+    if ((prov = OPENSSL_zalloc(sizeof(*prov))) == NULL)
+        return 0;
+    prov->handle = handle;
+    prov->kernel = k;
+    *provctx = prov;
+    *out = provider_functions;
+    return 1;
+}

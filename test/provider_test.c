@@ -1,0 +1,208 @@
+/*
+ * provider_test: the provider as a whole, loaded the way users load it, through openssl.cnf files
+ * that this test writes (each into its own library context):
+ *   - the provider parameters: name, version, buildinfo, status and "aesfast-kernel";
+ *   - the tier override: "aesfast-kernel" in the cnf section and AESFAST_KERNEL in the
+ *     environment (which wins) select each tier this CPU runs; a tier it cannot run, or an unknown
+ *     name, makes loading fail with aesfast's error message, not a crash or a silent fallback;
+ *   - a fetch with "provider=aesfast" returns aesfast's implementation.
+ *
+ *   provider_test MODULE_PATH
+ *
+ * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/provider.h>
+
+#include "dispatch.h"
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                                                       \
+    do {                                                                                       \
+        if (cond) {                                                                            \
+            passed++;                                                                          \
+        } else {                                                                               \
+            failed++;                                                                          \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
+            fprintf(stderr, __VA_ARGS__);                                                      \
+            fputc('\n', stderr);                                                               \
+        }                                                                                      \
+    } while (0)
+
+static const char *module_path;
+
+/* A library context configured from a fresh cnf that loads aesfast with the given cnf kernel
+ * (NULL: no key). Returns NULL, with the errors left on the queue, when loading fails. */
+static OSSL_LIB_CTX *load(const char *cnf_kernel)
+{
+    char path[] = "/tmp/aesfast-provider-test-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
+
+    if (f == NULL || libctx == NULL) {
+        perror("provider_test");
+        exit(1);
+    }
+    fprintf(f, "openssl_conf = openssl_init\nconfig_diagnostics = 1\n"
+               "[openssl_init]\nproviders = provider_sect\n"
+               "[provider_sect]\naesfast = aesfast_sect\n"
+               "[aesfast_sect]\nmodule = %s\nactivate = 1\n", module_path);
+    if (cnf_kernel != NULL)
+        fprintf(f, "aesfast-kernel = %s\n", cnf_kernel);
+    fclose(f);
+    int ok = OSSL_LIB_CTX_load_config(libctx, path);
+    unlink(path);
+    if (!ok || !OSSL_PROVIDER_available(libctx, "aesfast")) {
+        OSSL_LIB_CTX_free(libctx);
+        return NULL;
+    }
+    return libctx;
+}
+
+/* The "aesfast-kernel" provider parameter of the aesfast loaded in libctx. */
+static const char *kernel_of(OSSL_LIB_CTX *libctx)
+{
+    static char name[64];
+    OSSL_PROVIDER *prov = OSSL_PROVIDER_load(libctx, "aesfast"); /* already active: a reference */
+    char *value = NULL;
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_utf8_ptr("aesfast-kernel", &value, 0),
+        OSSL_PARAM_END,
+    };
+
+    name[0] = '\0';
+    if (prov != NULL && OSSL_PROVIDER_get_params(prov, params) && value != NULL)
+        snprintf(name, sizeof(name), "%s", value);
+    OSSL_PROVIDER_unload(prov);
+    return name;
+}
+
+/* 1 if the error queue holds an error whose text or data contains want; empties the queue. */
+static int error_mentions(const char *want)
+{
+    const char *data, *func, *file;
+    unsigned long e;
+    int line, flags, found = 0;
+
+    while ((e = ERR_get_error_all(&file, &line, &func, &data, &flags)) != 0) {
+        char text[256];
+
+        ERR_error_string_n(e, text, sizeof(text));
+        fprintf(stderr, "  (expected) error: %s:%s [%s:%d %s]\n", text,
+                (flags & ERR_TXT_STRING) ? data : "", file, line, func);
+        if (strstr(text, want) != NULL || ((flags & ERR_TXT_STRING) && strstr(data, want)))
+            found = 1;
+    }
+    return found;
+}
+
+static void test_params(void)
+{
+    OSSL_LIB_CTX *libctx = load(NULL);
+    CHECK(libctx != NULL, "aesfast does not load from a plain cnf");
+    if (libctx == NULL) {
+        ERR_print_errors_fp(stderr);
+        return;
+    }
+    OSSL_PROVIDER *prov = OSSL_PROVIDER_load(libctx, "aesfast");
+    char *name = NULL, *version = NULL, *buildinfo = NULL, *kernel = NULL;
+    int status = 0;
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, &name, 0),
+        OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, &version, 0),
+        OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, &buildinfo, 0),
+        OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, &status),
+        OSSL_PARAM_utf8_ptr("aesfast-kernel", &kernel, 0),
+        OSSL_PARAM_END,
+    };
+    CHECK(prov != NULL && OSSL_PROVIDER_get_params(prov, params), "get_params failed");
+    CHECK(name != NULL && strcmp(name, "aesfast") == 0, "name is %s", name ? name : "(null)");
+    CHECK(version != NULL && *version != '\0', "no version");
+    CHECK(buildinfo != NULL && strstr(buildinfo, "kernels:") != NULL
+              && strstr(buildinfo, "OpenSSL 3.") != NULL,
+          "buildinfo lacks the kernels or the OpenSSL version: %s", buildinfo ? buildinfo : "");
+    CHECK(status == 1, "status %d", status);
+    CHECK(kernel != NULL && strcmp(kernel, aesfast_kernel_best()->name) == 0,
+          "default kernel %s, expected the best tier %s", kernel ? kernel : "(null)",
+          aesfast_kernel_best()->name);
+    printf("provider_test: %s %s, kernel %s\n  buildinfo: %s\n", name, version, kernel,
+           buildinfo);
+
+    EVP_CIPHER *c = EVP_CIPHER_fetch(libctx, "AES-256-CTR", "provider=aesfast");
+    CHECK(c != NULL && strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(c)), "aesfast") == 0,
+          "fetching AES-256-CTR with provider=aesfast did not give aesfast's");
+    EVP_CIPHER_free(c);
+    OSSL_PROVIDER_unload(prov);
+    OSSL_LIB_CTX_free(libctx);
+}
+
+static void test_overrides(void)
+{
+    unsetenv("AESFAST_KERNEL");
+    for (const aesfast_kernel *const *p = aesfast_kernels; *p != NULL; p++) {
+        const char *tier = (*p)->name;
+        char why[160];
+        int usable = aesfast_kernel_usable(*p, why, sizeof(why));
+
+        /* By openssl.cnf. */
+        OSSL_LIB_CTX *libctx = load(tier);
+        if (usable) {
+            CHECK(libctx != NULL && strcmp(kernel_of(libctx), tier) == 0,
+                  "cnf aesfast-kernel = %s: got %s", tier, libctx ? kernel_of(libctx) : "no load");
+            printf("provider_test: cnf aesfast-kernel = %-12s -> loaded, kernel %s\n", tier,
+                   libctx ? kernel_of(libctx) : "?");
+        } else {
+            CHECK(libctx == NULL, "cnf aesfast-kernel = %s loaded on a CPU that lacks it", tier);
+            CHECK(error_mentions("is not available"), "no clear error for unusable tier %s", tier);
+            printf("provider_test: cnf aesfast-kernel = %-12s -> refused (%s)\n", tier, why);
+        }
+        OSSL_LIB_CTX_free(libctx);
+
+        /* By the environment, which wins over the cnf. */
+        setenv("AESFAST_KERNEL", tier, 1);
+        libctx = load("generic");
+        if (usable)
+            CHECK(libctx != NULL && strcmp(kernel_of(libctx), tier) == 0,
+                  "AESFAST_KERNEL=%s over cnf generic: got %s", tier,
+                  libctx ? kernel_of(libctx) : "no load");
+        else
+            CHECK(libctx == NULL && error_mentions("AESFAST_KERNEL"),
+                  "AESFAST_KERNEL=%s loaded on a CPU that lacks it", tier);
+        OSSL_LIB_CTX_free(libctx);
+        unsetenv("AESFAST_KERNEL");
+    }
+
+    OSSL_LIB_CTX *libctx = load("no-such-tier");
+    CHECK(libctx == NULL, "an unknown cnf kernel name loaded");
+    CHECK(error_mentions("unknown kernel"), "no clear error for an unknown kernel name");
+    OSSL_LIB_CTX_free(libctx);
+
+    setenv("AESFAST_KERNEL", "auto", 1);
+    libctx = load(NULL);
+    CHECK(libctx != NULL && strcmp(kernel_of(libctx), aesfast_kernel_best()->name) == 0,
+          "AESFAST_KERNEL=auto did not pick the best tier");
+    OSSL_LIB_CTX_free(libctx);
+    unsetenv("AESFAST_KERNEL");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: provider_test MODULE_PATH\n");
+        return 2;
+    }
+    module_path = argv[1];
+    test_params();
+    test_overrides();
+    printf("provider_test: %d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

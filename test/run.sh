@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Runs every aesfast test, from a fresh Debian 12 machine (as root) or a developer's tree:
+#   1. installs what is missing (compiler, Meson, arm64 cross tools and qemu, OpenSSL headers);
+#   2. builds OpenSSL 3.5 from Debian's source package, for its evp_test harness (cached);
+#   3. native build: every x86-64 tier against the system OpenSSL 3.0 and the 3.5 build;
+#   4. arm64 cross build: its tiers under qemu-aarch64 with Debian's arm64 libcrypto.
+# Ends with one line "N passed, N failed, N skipped" and exits non-zero on any failure.
+#
+#   test/run.sh [--no-arm64] [--no-openssl35] [-- MESON_TEST_ARGS...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+src=$PWD
+
+arm64=1 openssl35=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --no-arm64) arm64=0 ;;
+    --no-openssl35) openssl35=0 ;;
+    --) shift; break ;;
+    *) echo "test/run.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+deps=()
+[ $arm64 -eq 1 ] && deps+=(--arm64)
+[ $openssl35 -eq 1 ] && deps+=(--src)
+test/install-deps.sh "${deps[@]}"
+
+tree=
+if [ $openssl35 -eq 1 ]; then
+  tree=$(test/build-openssl.sh)
+  echo "test/run.sh: OpenSSL 3.5 tree: $tree"
+fi
+
+# CI builds with -Werror; a developer gets warnings as warnings.
+werror=()
+[ "${CI:-}" = true ] && werror=(--werror)
+
+setup() { # setup BUILDDIR [MESON_ARGS...]
+  local dir=$1
+  shift
+  if [ -f "$dir/build.ninja" ]; then
+    meson setup --reconfigure "$dir" "$@" >/dev/null
+  else
+    meson setup "$dir" "$@" >/dev/null
+  fi
+}
+
+status=0
+logs=()
+run_suite() { # run_suite BUILDDIR: build, then meson test; remembers the log for the summary
+  local dir=$1
+  shift
+  logs+=("$dir/meson-logs/testlog.json") # a build that fails leaves none: counted as a failure
+  rm -f "$dir/meson-logs/testlog.json"
+  ninja -C "$dir" >/dev/null || { echo "test/run.sh: build failed in $dir" >&2; ninja -C "$dir"; status=1; return; }
+  meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" || status=1
+}
+
+setup build "${werror[@]}" -Dopenssl_tree="$tree"
+run_suite build "$@"
+
+if [ $arm64 -eq 1 ]; then
+  setup build-arm64 --cross-file test/cross-aarch64.ini "${werror[@]}"
+  run_suite build-arm64 "$@"
+fi
+
+# One summary over every build, from Meson's machine-readable logs.
+python3 - "${logs[@]}" <<'PY' || status=1
+import json, sys
+passed = failed = skipped = 0
+for path in sys.argv[1:]:
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        failed += 1
+        print(f"missing test log {path}")
+        continue
+    for line in lines:
+        if not line.strip():
+            continue
+        r = json.loads(line)["result"]
+        if r in ("OK", "EXPECTEDFAIL"):
+            passed += 1
+        elif r == "SKIP":
+            skipped += 1
+        else:
+            failed += 1
+print(f"{passed} passed, {failed} failed, {skipped} skipped")
+sys.exit(1 if failed or passed == 0 else 0)
+PY
+exit $status
