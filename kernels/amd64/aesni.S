@@ -1,0 +1,358 @@
+/*
+ * AES-NI tier: AES key expansion, single-block encryption and CTR32 for x86-64 without VAES.
+ *
+ * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
+ *
+ * CPU features: AES && SSSE3 && SSE4.1 (CPUID.1:ECX bits 25, 9 and 19). The code uses AES-NI,
+ * SSE2 and SSE4.1's PINSRD; SSSE3 is in the formula because the tier promises it (every AES-NI
+ * CPU has it). Only legacy-SSE encodings are used (no VEX), so no OS-enabled AVX state is needed.
+ *
+ * ABI: System V AMD64. All three functions are leaf functions that touch only caller-saved
+ * registers (rax, rcx, rdx, rsi, rdi, r8-r11, xmm0-15); no stack frame, no stack access.
+ *
+ * Algorithm
+ *   set_key: FIPS-197 key expansion driven by AESKEYGENASSIST, which computes SubWord(w) and
+ *   RotWord(SubWord(w)) ^ rcon in hardware (no tables, so constant time). The round keys are
+ *   stored in FIPS-197 byte order, which is also the byte order AESENC expects in memory, so the
+ *   other tiers (and the VAES tiers, which reuse this key schedule) load them as they are.
+ *
+ *   ctr32_xor: the counter lives in a general-purpose register as an integer; 32-bit adds wrap
+ *   it modulo 2^32 with no carry into byte 11 (GCM's inc32). Each block is made as
+ *   (ctr ^ rk[0]) with dword 3 replaced by bswap(counter + i) ^ rk[0][12..15] (LEA, BSWAP, XOR,
+ *   PINSRD), so the AddRoundKey of round 0 comes for free and the vector ports, which AESENC
+ *   saturates, see only the PINSRD instead of a PADDD, PSHUFB and PXOR per block. Eight blocks
+ *   are in flight per iteration: AESENC's latency (3-4 cycles) times its throughput (2 per
+ *   cycle). The input XOR is folded into the last round: AESENCLAST(s, k ^ in) =
+ *   AESENCLAST(s, k) ^ in.
+ *   The 0..7 blocks left after the main loop are done as a group of 4, of 2 and of 1.
+ *
+ *   Round keys: the last six live in registers, the others are loaded once per round for all the
+ *   blocks in flight. They are addressed from the end of the schedule (RKEND = rk + 16 * rounds),
+ *   so AES-128/192/256 share one instruction sequence and differ only in where they enter it (a
+ *   branch on the round count, never on data).
+ */
+
+#include "asm_base.h"
+
+#if defined(__x86_64__)
+
+/* Arguments of ctr32_xor (SysV: rdi, rsi, rdx, rcx, r8). */
+.set KEY,       %rdi    /* const aesfast_key * */
+.set CTRP,      %rsi    /* const uint8_t ctr[16]: counter block of the first block */
+.set IN,        %rdx    /* const uint8_t *in */
+.set OUT,       %rcx    /* uint8_t *out */
+.set NBLOCKS,   %r8     /* size_t nblocks; in the main loop, blocks left minus 8 */
+.set NBLOCKSB,  %r8b
+
+/* Scratch general-purpose registers. */
+.set ROUNDS,    %eax    /* key->rounds: 10, 12 or 14 */
+.set ROUNDSQ,   %rax
+.set RKEND,     %r9     /* &key->rk[16 * rounds], the last round key */
+
+/* Counter state, in general-purpose registers. CTRP is free once the counter block is loaded. */
+.set CTRW,      %r10    /* the next block's counter (low 32 bits used, wraps mod 2^32) */
+.set CTRWD,     %r10d
+.set K0W,       %r11d   /* dword 3 of rk[0] */
+.set TW,        %esi    /* one counter word being made */
+
+/* Vector registers. */
+.irp i, 0,1,2,3,4,5,6,7
+.set X\i,       %xmm\i  /* X0-X7: the blocks in flight */
+.endr
+.set RKT,       %xmm8   /* a round key loaded for one round, or last round key ^ input */
+.set RKLAST,    %xmm9   /* the last round key */
+.set RKE1,      %xmm10  /* RKEn: the round key n places before the last (RKEND - 16n) */
+.set RKE2,      %xmm11
+.set RKE3,      %xmm12
+.set RKE4,      %xmm13
+.set RKE5,      %xmm14
+.set IVK,       %xmm15  /* counter block ^ rk[0]; dword 3 is replaced per block */
+.set RK0,       IVK     /* (encrypt_block: rk[0] itself) */
+
+        .text
+
+/* ------------------------------------------------------------------------------------------ */
+/* Key expansion                                                                              */
+/* ------------------------------------------------------------------------------------------ */
+
+/*
+ * \k = (w0, w1, w2, w3) -> (w0, w0^w1, w0^w1^w2, w0^w1^w2^w3), the running XOR of the words
+ * that each key-schedule step needs. \t is clobbered.
+ */
+.macro _prefix_xor k, t
+        movdqa          \k, \t
+        pslldq          $4, \t                  /* (0, w0, w1, w2) */
+        pxor            \t, \k
+        pslldq          $4, \t                  /* (0, 0, w0, w1) */
+        pxor            \t, \k
+        pslldq          $4, \t                  /* (0, 0, 0, w0) */
+        pxor            \t, \k
+.endm
+
+/* AES-128: the round key after \k, written to \off(KEY). w[i] = w[i-4] ^ RotWord(SubWord(w[i-1]))
+ * ^ rcon for the first word, then each word is the previous one XOR w[i-4]. */
+.macro _expand128 rcon, off
+        aeskeygenassist $\rcon, %xmm0, %xmm1    /* dword 3 = RotWord(SubWord(w3)) ^ rcon */
+        pshufd          $0xff, %xmm1, %xmm1     /* ... in every dword */
+        _prefix_xor     %xmm0, %xmm2
+        pxor            %xmm1, %xmm0
+        movdqu          %xmm0, \off(KEY)
+.endm
+
+/*
+ * AES-192: six words per step. %xmm0 holds w[6k..6k+3], %xmm3's low two dwords w[6k+4..6k+5].
+ * The step writes the next six words at \off(KEY), or only four of them when \last is 1 (the
+ * schedule has 52 words, not 54).
+ */
+.macro _expand192 rcon, off, last=0
+        aeskeygenassist $\rcon, %xmm3, %xmm1    /* dword 1 = RotWord(SubWord(w[6k+5])) ^ rcon */
+        pshufd          $0x55, %xmm1, %xmm1
+        _prefix_xor     %xmm0, %xmm2
+        pxor            %xmm1, %xmm0            /* w[6k+6 .. 6k+9] */
+        movdqu          %xmm0, \off(KEY)
+.if !\last
+        /* w[6k+10] = w[6k+4] ^ w[6k+9], w[6k+11] = w[6k+5] ^ w[6k+10]. Dwords 2-3 of %xmm3
+         * collect junk, which nothing reads. */
+        pshufd          $0xff, %xmm0, %xmm1     /* w[6k+9] in every dword */
+        movdqa          %xmm3, %xmm2
+        pslldq          $4, %xmm2
+        pxor            %xmm2, %xmm3            /* (w4, w4^w5, ...) */
+        pxor            %xmm1, %xmm3
+        movq            %xmm3, \off+16(KEY)
+.endif
+.endm
+
+/*
+ * AES-256: %xmm0 and %xmm3 hold the last two round keys. The next even round key uses
+ * RotWord(SubWord()) ^ rcon of the odd one's last word, the next odd one SubWord() of the new
+ * even one's last word (AESKEYGENASSIST's dword 2, with rcon 0). \last: only the even one.
+ */
+.macro _expand256 rcon, off, last=0
+        aeskeygenassist $\rcon, %xmm3, %xmm1
+        pshufd          $0xff, %xmm1, %xmm1     /* RotWord(SubWord(w[i-1])) ^ rcon */
+        _prefix_xor     %xmm0, %xmm2
+        pxor            %xmm1, %xmm0
+        movdqu          %xmm0, \off(KEY)
+.if !\last
+        aeskeygenassist $0, %xmm0, %xmm1
+        pshufd          $0xaa, %xmm1, %xmm1     /* SubWord(w[i-1]) */
+        _prefix_xor     %xmm3, %xmm2
+        pxor            %xmm1, %xmm3
+        movdqu          %xmm3, \off+16(KEY)
+.endif
+.endm
+
+/*
+ * void aesfast_aesni_set_key(aesfast_key *key, const uint8_t *raw, size_t keylen);
+ *
+ * keylen must be 16, 24 or 32; any other value returns with *key unchanged. Fills key->rk and
+ * key->rounds; key->bitsliced is not touched.
+ */
+AESFAST_FUNC(aesfast_aesni_set_key)
+        cmp             $16, %rdx
+        je              .Lset_key128
+        cmp             $24, %rdx
+        je              .Lset_key192
+        cmp             $32, %rdx
+        je              .Lset_key256
+        ret
+
+.Lset_key128:
+        movdqu          (%rsi), %xmm0
+        movdqu          %xmm0, (KEY)
+        _expand128      0x01, 16*1
+        _expand128      0x02, 16*2
+        _expand128      0x04, 16*3
+        _expand128      0x08, 16*4
+        _expand128      0x10, 16*5
+        _expand128      0x20, 16*6
+        _expand128      0x40, 16*7
+        _expand128      0x80, 16*8
+        _expand128      0x1b, 16*9
+        _expand128      0x36, 16*10
+        movl            $10, AESFAST_KEY_ROUNDS(KEY)
+        jmp             .Lset_key_done
+
+.Lset_key192:
+        movdqu          (%rsi), %xmm0           /* w0..w3 */
+        movq            16(%rsi), %xmm3         /* w4, w5 */
+        movdqu          %xmm0, (KEY)
+        movq            %xmm3, 16(KEY)
+        _expand192      0x01, 24*1
+        _expand192      0x02, 24*2
+        _expand192      0x04, 24*3
+        _expand192      0x08, 24*4
+        _expand192      0x10, 24*5
+        _expand192      0x20, 24*6
+        _expand192      0x40, 24*7
+        _expand192      0x80, 24*8, last=1
+        movl            $12, AESFAST_KEY_ROUNDS(KEY)
+        jmp             .Lset_key_done
+
+.Lset_key256:
+        movdqu          (%rsi), %xmm0
+        movdqu          16(%rsi), %xmm3
+        movdqu          %xmm0, (KEY)
+        movdqu          %xmm3, 16(KEY)
+        _expand256      0x01, 32*1
+        _expand256      0x02, 32*2
+        _expand256      0x04, 32*3
+        _expand256      0x08, 32*4
+        _expand256      0x10, 32*5
+        _expand256      0x20, 32*6
+        _expand256      0x40, 32*7, last=1
+        movl            $14, AESFAST_KEY_ROUNDS(KEY)
+
+.Lset_key_done:
+        /* Leave no key material behind in registers. */
+        pxor            %xmm0, %xmm0
+        pxor            %xmm1, %xmm1
+        pxor            %xmm2, %xmm2
+        pxor            %xmm3, %xmm3
+        ret
+AESFAST_END(aesfast_aesni_set_key)
+
+/* ------------------------------------------------------------------------------------------ */
+/* Encryption                                                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Loads what every encryption path needs: ROUNDS, RKEND and the round keys kept in registers. */
+.macro _load_key
+        movl            AESFAST_KEY_ROUNDS(KEY), ROUNDS
+        mov             ROUNDSQ, RKEND
+        shl             $4, RKEND
+        add             KEY, RKEND              /* RKEND = &rk[16 * rounds] */
+        movdqu          (KEY), RK0
+        movdqu          (RKEND), RKLAST
+.irp j, 1,2,3,4,5
+        movdqu          -16*\j(RKEND), RKE\j
+.endr
+.endm
+
+/* One AES round with round key \key on blocks X0..X(\n-1). */
+.macro _aesenc_n key, n
+.irp i, 0,1,2,3,4,5,6,7
+.if \i < \n
+        aesenc          \key, X\i
+.endif
+.endr
+.endm
+
+/* One AES round with the round key \j places before the last one, loaded from memory. */
+.macro _aesenc_mem j, n
+        movdqu          -16*\j(RKEND), RKT
+        _aesenc_n       RKT, \n
+.endm
+
+/*
+ * All rounds but the first AddRoundKey and the last round, on X0..X(\n-1). AES-256 enters at
+ * round key RKEND-13, AES-192 at RKEND-11 and AES-128 at RKEND-9. The branch depends only on the
+ * round count.
+ */
+.macro _aes_middle_rounds n
+        cmp             $12, ROUNDS
+        jb              .Lrounds128\@
+        je              .Lrounds192\@
+        _aesenc_mem     13, \n
+        _aesenc_mem     12, \n
+.Lrounds192\@:
+        _aesenc_mem     11, \n
+        _aesenc_mem     10, \n
+.Lrounds128\@:
+.irp j, 9,8,7,6
+        _aesenc_mem     \j, \n
+.endr
+.irp j, 5,4,3,2,1
+        _aesenc_n       RKE\j, \n
+.endr
+.endm
+
+/* Counter block CTRW + \i, XORed with rk[0], into \x. The counter word is made in a
+ * general-purpose register (32-bit arithmetic wraps mod 2^32 by itself) and inserted into
+ * IVK, which keeps the vector ports free for AESENC. */
+.macro _ctr_block x, i
+        lea             \i(CTRW), TW            /* 32-bit result: + i mod 2^32 */
+        bswap           TW                      /* big-endian, as in the block */
+        xor             K0W, TW                 /* ^ rk[0]'s dword 3 */
+        movdqa          IVK, \x
+        pinsrd          $3, TW, \x              /* SSE4.1 */
+.endm
+
+/* out[0..n-1] = in[0..n-1] ^ AES(counter blocks); advances CTRW, IN and OUT by n blocks. */
+.macro _ctr_xor_n n
+.irp i, 0,1,2,3,4,5,6,7
+.if \i < \n
+        _ctr_block      X\i, \i
+.endif
+.endr
+        add             $\n, CTRWD
+        _aes_middle_rounds \n
+.irp i, 0,1,2,3,4,5,6,7
+.if \i < \n
+        movdqu          16*\i(IN), RKT
+        pxor            RKLAST, RKT             /* last round key ^ input ... */
+        aesenclast      RKT, X\i                /* ... so the last round does the XOR too */
+        movdqu          X\i, 16*\i(OUT)
+.endif
+.endr
+        add             $16*\n, IN
+        add             $16*\n, OUT
+.endm
+
+/*
+ * void aesfast_aesni_encrypt_block(const aesfast_key *key, const uint8_t in[16], uint8_t out[16]);
+ *
+ * in and out may be equal.
+ */
+AESFAST_FUNC(aesfast_aesni_encrypt_block)
+        _load_key
+        movdqu          (%rsi), X0
+        pxor            RK0, X0
+        _aes_middle_rounds 1
+        aesenclast      RKLAST, X0
+        movdqu          X0, (%rdx)
+        ret
+AESFAST_END(aesfast_aesni_encrypt_block)
+
+/*
+ * void aesfast_aesni_ctr32_xor(const aesfast_key *key, const uint8_t ctr[16], const uint8_t *in,
+ *                              uint8_t *out, size_t nblocks);
+ *
+ * out[i] = in[i] ^ AES(ctr + i) for i < nblocks, "+ i" being added to the big-endian uint32 in
+ * ctr[12..15] modulo 2^32 (see aesfast_kernel.h). in == out is allowed; no alignment needed.
+ */
+AESFAST_FUNC(aesfast_aesni_ctr32_xor)
+        test            NBLOCKS, NBLOCKS
+        jz              .Lctr_ret
+        _load_key
+        movdqu          (CTRP), X0
+        pxor            X0, IVK                 /* IVK = ctr ^ rk[0] */
+        movl            12(CTRP), CTRWD
+        bswap           CTRWD                   /* the counter, as an integer */
+        movl            12(KEY), K0W
+
+        sub             $8, NBLOCKS
+        jb              .Lctr_tail
+.Lctr_loop:                                     /* 8 blocks per iteration */
+        _ctr_xor_n      8
+        sub             $8, NBLOCKS
+        jae             .Lctr_loop
+
+.Lctr_tail:
+        /* NBLOCKS = blocks left - 8, so its low 3 bits are the blocks left (0..7). */
+        test            $4, NBLOCKSB
+        jz              .Lctr_tail2
+        _ctr_xor_n      4
+.Lctr_tail2:
+        test            $2, NBLOCKSB
+        jz              .Lctr_tail1
+        _ctr_xor_n      2
+.Lctr_tail1:
+        test            $1, NBLOCKSB
+        jz              .Lctr_ret
+        _ctr_xor_n      1
+.Lctr_ret:
+        ret
+AESFAST_END(aesfast_aesni_ctr32_xor)
+
+#endif /* __x86_64__ */
