@@ -266,25 +266,30 @@ static int ctr_get_ctx_params(void *vctx, OSSL_PARAM params[])
 
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL
         && !OSSL_PARAM_set_size_t(p, c->keylen))
-        return 0;
+        goto cannot_return;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL
         && !OSSL_PARAM_set_size_t(p, AESFAST_BLOCK))
-        return 0;
+        goto cannot_return;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) != NULL
         && !OSSL_PARAM_set_uint(p, c->pad))
-        return 0;
+        goto cannot_return;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) != NULL
         && !OSSL_PARAM_set_uint(p, c->num))
-        return 0;
+        goto cannot_return;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) != NULL
         && !OSSL_PARAM_set_octet_string(p, c->iv, AESFAST_BLOCK)
         && !OSSL_PARAM_set_octet_ptr(p, c->iv, AESFAST_BLOCK))
-        return 0;
+        goto cannot_return;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) != NULL
         && !OSSL_PARAM_set_octet_string(p, c->ctr, AESFAST_BLOCK)
         && !OSSL_PARAM_set_octet_ptr(p, c->ctr, AESFAST_BLOCK))
-        return 0;
+        goto cannot_return;
     return 1;
+
+cannot_return: /* a wrong type, or a buffer too small for the 16-byte IV */
+    AESFAST_RAISE(c->prov, AESFAST_R_BAD_PARAMETER_VALUE,
+                  "cannot return parameter \"%s\" in the type or size given", p->key);
+    return 0;
 }
 
 static const OSSL_PARAM *ctr_gettable_ctx_params(void *cctx, void *provctx)

@@ -4,6 +4,8 @@
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +90,26 @@ static const OSSL_DISPATCH provider_functions[] = {
 };
 
 /*
+ * Refuses to load: raises the error, and also prints it, since OpenSSL's config loader (3.0 to
+ * 3.5 at least) drops the error queue of a provider that fails to activate from openssl.cnf,
+ * which would leave the user with a provider that silently is not there.
+ */
+__attribute__((format(printf, 6, 7)))
+static void refuse_at(const char *file, int line, const char *func, const OSSL_CORE_HANDLE *handle,
+                      int reason, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "aesfast: not loading: %s\n", msg);
+    aesfast_raise_handle(handle, file, line, func, reason, "%s", msg);
+}
+#define refuse(...) refuse_at(OPENSSL_FILE, OPENSSL_LINE, OPENSSL_FUNC, __VA_ARGS__)
+
+/*
  * Picks the tier: AESFAST_KERNEL in the environment, else "aesfast-kernel" in the provider's
  * openssl.cnf section, else the best the CPU can run ("auto" says so explicitly). A named tier
  * that is not compiled in, or that this CPU cannot run, is an error: the provider then fails to
@@ -116,16 +138,13 @@ static const aesfast_kernel *choose_kernel(const OSSL_CORE_HANDLE *handle, const
             strncat(known, " ", sizeof(known) - strlen(known) - 1);
             strncat(known, (*p)->name, sizeof(known) - strlen(known) - 1);
         }
-        aesfast_raise_handle(handle, OPENSSL_FILE, OPENSSL_LINE, OPENSSL_FUNC,
-                             AESFAST_R_KERNEL_UNKNOWN,
-                             "unknown kernel %s=%s (this build knows: auto%s)", source, want,
-                             known);
+        refuse(handle, AESFAST_R_KERNEL_UNKNOWN,
+               "unknown kernel %s=%s (this build knows: auto%s)", source, want, known);
         return NULL;
     }
     if (!aesfast_kernel_usable(k, why, sizeof(why))) {
-        aesfast_raise_handle(handle, OPENSSL_FILE, OPENSSL_LINE, OPENSSL_FUNC,
-                             AESFAST_R_KERNEL_UNAVAILABLE,
-                             "kernel %s=%s is not available: %s", source, want, why);
+        refuse(handle, AESFAST_R_KERNEL_UNAVAILABLE, "kernel %s=%s is not available: %s", source,
+               want, why);
         return NULL;
     }
     aesfast_debug("kernel %s: forced by %s", k->name, source);

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Fetches OpenSSL 3.5's source through Debian's source packages and builds, in place in a cache
+# folder (never in this repository), what the aesfast tests need: libcrypto.so.3, apps/openssl and
+# test/evp_test.  Prints only the absolute path of the built tree on stdout; logs go to stderr and
+# to <cache>/openssl-<version>.log.
+#
+#   test/build-openssl.sh                 build (or reuse) the newest downloadable 3.5.x
+#   AESFAST_OPENSSL_VERSION=3.5.7 ...     insist on one upstream version
+#   AESFAST_CACHE_DIR=DIR ...             cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/aesfast)
+#
+# Idempotent: a finished tree carries a stamp and a second run returns at once without touching apt.
+# Concurrent runs serialize on a flock in the cache root.
+set -euo pipefail
+
+exec 3>&1 1>&2            # fd 3 = the real stdout, for the one path we print
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cache=${AESFAST_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/aesfast}
+want=${AESFAST_OPENSSL_VERSION:-}
+stamp=.aesfast-built
+mkdir -p "$cache"
+cache=$(cd "$cache" && pwd)
+
+log() { echo "build-openssl: $*" >&2; }
+
+# A finished tree: the stamp plus every file the tests rely on.
+complete() {
+  local t=$1
+  [ -f "$t/$stamp" ] && [ -x "$t/test/evp_test" ] && [ -x "$t/apps/openssl" ] \
+    && [ -e "$t/libcrypto.so.3" ] \
+    && [ -f "$t/test/recipes/30-test_evp_data/evpciph_aes_common.txt" ]
+}
+
+# Newest finished 3.5.x tree in the cache (or the wanted one), if any.
+find_done() {
+  local d v best=
+  for d in "$cache"/openssl-3.5.*/; do
+    [ -d "$d" ] || continue
+    d=${d%/}
+    v=${d##*/openssl-}
+    [ -z "$want" ] || [ "$v" = "$want" ] || continue
+    complete "$d" && best+="$v"$'\n'
+  done
+  [ -n "$best" ] || return 1
+  v=$(printf '%s' "$best" | sort -V | tail -n1)
+  echo "$cache/openssl-$v"
+}
+
+if t=$(find_done); then echo "$t" >&3; exit 0; fi
+
+exec 9>"$cache/.build-openssl.lock"
+log "taking the cache lock"
+flock 9
+if t=$(find_done); then echo "$t" >&3; exit 0; fi   # another run finished it meanwhile
+
+"$here/install-deps.sh" --src
+
+# Debian versions of 3.5.x, newest first (e.g. 3.5.9-1~deb13u1).
+mapfile -t versions < <(apt-cache showsrc openssl 2>/dev/null | sed -n 's/^Version: *//p' \
+  | grep -E '^([0-9]+:)?3\.5\.' | sort -Vr -u)
+[ ${#versions[@]} -gt 0 ] || { log "apt-cache showsrc openssl lists no 3.5.x version"; exit 1; }
+
+dl=$cache/downloads
+mkdir -p "$dl"
+tarball= upver=
+for dv in "${versions[@]}"; do
+  uv=${dv#*:}; uv=${uv%-*}                     # strip epoch and Debian revision
+  [ -z "$want" ] || [ "$uv" = "$want" ] || continue
+  found=$(ls "$dl"/openssl_"$uv".orig.tar.* 2>/dev/null | grep -v '\.asc$' | head -n1 || true)
+  if [ -z "$found" ]; then
+    log "trying apt-get source --download-only openssl=$dv"
+    tmp=$(mktemp -d "$dl/.get.XXXXXX")
+    if (cd "$tmp" && apt-get source --download-only -qq "openssl=$dv") >>"$cache/apt-source.log" 2>&1; then
+      found=$(ls "$tmp"/openssl_"$uv".orig.tar.* 2>/dev/null | grep -v '\.asc$' | head -n1 || true)
+      if [ -n "$found" ]; then mv "$found" "$dl/"; found=$dl/${found##*/}; fi
+    else
+      log "openssl=$dv did not download (see $cache/apt-source.log)"
+    fi
+    rm -rf "$tmp"
+  fi
+  if [ -n "$found" ]; then tarball=$found upver=$uv; break; fi
+done
+[ -n "$tarball" ] || { log "no OpenSSL 3.5.x source could be downloaded"; exit 1; }
+
+tree=$cache/openssl-$upver
+logf=$cache/openssl-$upver.log
+log "building OpenSSL $upver in $tree (log: $logf)"
+if [ ! -f "$tree/Makefile" ]; then             # fresh unpack unless a configured tree is resumable
+  rm -rf "$tree" "$tree.unpack"
+  mkdir -p "$tree.unpack"
+  tar -xf "$tarball" -C "$tree.unpack"
+  top=$(find "$tree.unpack" -mindepth 1 -maxdepth 1 -type d | head -n1)
+  mv "$top" "$tree"
+  rm -rf "$tree.unpack"
+  # no-docs: no man pages.  Nothing else is disabled: evp_test needs the full default provider.
+  (cd "$tree" && ./Configure --prefix="$tree/_prefix" --libdir=lib no-docs) >"$logf" 2>&1 \
+    || { tail -n 30 "$logf"; log "Configure failed"; exit 1; }
+fi
+jobs=${AESFAST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+[ "$jobs" -le 2 ] || jobs=2                    # shared machine: never more than two
+start=$SECONDS
+# Only the targets we need: the libraries, the default provider inside libcrypto, apps/openssl and
+# test/evp_test (not the ~300 other test programs, engines or the legacy module).
+(cd "$tree" && make -j"$jobs" build_generated && make -j"$jobs" libcrypto.so.3 libssl.so.3 \
+   apps/openssl test/evp_test) >>"$logf" 2>&1 \
+  || { tail -n 40 "$logf"; log "make failed"; exit 1; }
+log "built in $((SECONDS - start)) s"
+touch "$tree/$stamp"
+complete "$tree" || { log "build finished but $tree lacks an expected file"; exit 1; }
+echo "$tree" >&3

@@ -1,0 +1,877 @@
+/*
+ * ctr_api: aesfast's AES-*-CTR, side by side with OpenSSL's default provider, through the public
+ * EVP API (OpenSSL 3.0 functions only, so the same binary runs on 3.0 and 3.5 libcrypto).
+ *
+ * What "correct" means here is "does what the default provider does": every scenario runs on a
+ * context of the provider under test (T) and on one of the default provider (R), and compares the
+ * return codes, the bytes out, and the parameters (keylen, ivlen, iv, updated-iv, num) afterwards.
+ * Where R refuses an input, T must refuse it too and leave an error on the queue.  Where R accepts
+ * an odd input, T may accept it (then its output must equal R's) or refuse it (noted, not failed).
+ *
+ *   OPENSSL_CONF=aesfast.cnf ./ctr_api [--provider NAME]      (NAME defaults to aesfast)
+ *
+ * With --provider default it compares default with itself, which checks the test's own logic.
+ * Prints "ctr_api: N passed, M failed" and exits 1 on any failure, 77 (skip) when AESFAST_KERNEL
+ * names a tier this CPU lacks and the provider therefore refuses to load.
+ *
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+#if defined(__aarch64__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
+
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/provider.h>
+
+static const char *tname = "aesfast";   /* provider under test */
+static char tprop[64];                   /* "provider=<tname>" */
+static int npass, nfail;
+static const char *scope = "";           /* current scenario, for messages */
+
+static const int kbits[3] = { 128, 192, 256 };
+static EVP_CIPHER *T[3], *R[3];          /* fetched ciphers: under test, reference */
+
+/* ---- reporting --------------------------------------------------------------------------- */
+
+/* Prints the error T left on the queue (the caller ran T last). */
+static void print_err(const char *what)
+{
+    unsigned long e = ERR_peek_error();
+    char buf[256];
+
+    if (e != 0) {
+        ERR_error_string_n(e, buf, sizeof(buf));
+        printf("ok   [%s] %s: refused by both; %s says %s\n", scope, what, tname, buf);
+    }
+}
+
+#define CHECK(cond, ...) check_((cond) != 0, __LINE__, __VA_ARGS__)
+static int check_(int ok, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int check_(int ok, int line, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (ok) {
+        npass++;
+        return 1;
+    }
+    nfail++;
+    printf("FAIL [%s] line %d: ", scope, line);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    return 0;
+}
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+    va_list ap;
+
+    printf("NOTE [%s]: ", scope);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+}
+
+/*
+ * One outcome pair.  rr/tr are the return codes (1 = success) of R and T; rerr/terr tell whether
+ * each left an error on the queue.  Returns 1 when both succeeded (so the caller compares output).
+ */
+static int outcome(const char *what, int rr, int rerr, int tr, int terr)
+{
+    rr = rr > 0, tr = tr > 0;
+    if (rr && tr)
+        return CHECK(1, "%s", what);
+    if (!rr && !tr) {
+        if (CHECK(!rerr || terr, "%s: both refuse, but %s left no error on the queue", what, tname))
+            print_err(what);
+        return 0;
+    }
+    if (!rr && tr) {
+        CHECK(0, "%s: default refuses it, %s accepts it", what, tname);
+        return 0;
+    }
+    /* R accepted, T refused: allowed if T says why, but worth knowing. */
+    if (CHECK(terr, "%s: %s refuses (default accepts) and left no error on the queue", what, tname))
+        note("%s: default accepts, %s refuses", what, tname);
+    return 0;
+}
+
+/* Runs expression E with a clean error queue; stores its result in RES and ERRFLAG. */
+#define RUN(res, errflag, e) do { ERR_clear_error(); (res) = (e); \
+    (errflag) = ERR_peek_error() != 0; } while (0)
+
+/* ---- helpers ----------------------------------------------------------------------------- */
+
+static uint64_t rng_state = 0x243F6A8885A308D3u;   /* deterministic xorshift64* */
+static void fill(unsigned char *p, size_t n)
+{
+    while (n--) {
+        rng_state ^= rng_state >> 12;
+        rng_state ^= rng_state << 25;
+        rng_state ^= rng_state >> 27;
+        *p++ = (unsigned char)((rng_state * 0x2545F4914F6CDD1Du) >> 56);
+    }
+}
+
+static const char *hex(const unsigned char *p, size_t n)
+{
+    static char buf[4][100];
+    static int k;
+    char *b = buf[k++ & 3];
+    size_t i;
+
+    if (n > 48)
+        n = 48;
+    for (i = 0; i < n; i++)
+        sprintf(b + 2 * i, "%02x", p[i]);
+    b[2 * n] = 0;
+    return b;
+}
+
+/* Context parameters that should track each other between R and T after every step. */
+struct ctxstate {
+    int ok_iv, ok_uiv, ok_num, ok_kl, ok_il;
+    unsigned char iv[16], uiv[16];
+    unsigned int num;
+    size_t kl, il;
+};
+
+static void get_state(EVP_CIPHER_CTX *c, struct ctxstate *s)
+{
+    OSSL_PARAM p[2] = { OSSL_PARAM_END, OSSL_PARAM_END };
+
+    memset(s, 0, sizeof(*s));
+    s->ok_iv = EVP_CIPHER_CTX_get_original_iv(c, s->iv, sizeof(s->iv));
+    s->ok_uiv = EVP_CIPHER_CTX_get_updated_iv(c, s->uiv, sizeof(s->uiv));
+    p[0] = OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_NUM, &s->num);
+    s->ok_num = EVP_CIPHER_CTX_get_params(c, p) && OSSL_PARAM_modified(&p[0]);
+    p[0] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_KEYLEN, &s->kl);
+    s->ok_kl = EVP_CIPHER_CTX_get_params(c, p) && OSSL_PARAM_modified(&p[0]);
+    p[0] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN, &s->il);
+    s->ok_il = EVP_CIPHER_CTX_get_params(c, p) && OSSL_PARAM_modified(&p[0]);
+    ERR_clear_error();
+}
+
+static int num_warned;
+/* Set while libcrypto 3.5's cached key/IV length may be stale (T accepted and ignored a length). */
+static int cache_stale;
+static void compare_state(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t)
+{
+    struct ctxstate a, b;
+
+    get_state(r, &a);
+    get_state(t, &b);
+    CHECK(b.ok_kl && b.kl == a.kl, "%s: keylen %zu (ok=%d), default %zu", what, b.kl, b.ok_kl, a.kl);
+    CHECK(b.ok_il && b.il == a.il, "%s: ivlen %zu (ok=%d), default %zu", what, b.il, b.ok_il, a.il);
+    /* libcrypto's view (3.5 caches it) must agree with the provider's own answer. */
+    if (!cache_stale) {
+        CHECK(EVP_CIPHER_CTX_get_key_length(t) == (int)b.kl, "%s: EVP_CIPHER_CTX_get_key_length "
+              "%d, provider says %zu", what, EVP_CIPHER_CTX_get_key_length(t), b.kl);
+        CHECK(EVP_CIPHER_CTX_get_iv_length(t) == (int)b.il, "%s: EVP_CIPHER_CTX_get_iv_length %d, "
+              "provider says %zu", what, EVP_CIPHER_CTX_get_iv_length(t), b.il);
+    }
+    if (a.ok_iv)
+        CHECK(b.ok_iv && memcmp(a.iv, b.iv, 16) == 0, "%s: iv %s (ok=%d), default %s",
+              what, hex(b.iv, 16), b.ok_iv, hex(a.iv, 16));
+    if (a.ok_uiv)
+        CHECK(b.ok_uiv && memcmp(a.uiv, b.uiv, 16) == 0, "%s: updated-iv %s (ok=%d), default %s",
+              what, hex(b.uiv, 16), b.ok_uiv, hex(a.uiv, 16));
+    if (a.ok_num && b.ok_num)
+        CHECK(a.num == b.num, "%s: num %u, default %u", what, b.num, a.num);
+    else if (a.ok_num && !num_warned++)
+        note("%s does not report \"num\" (default does); EVP_CIPHER_CTX_get_num differs", tname);
+}
+
+/* Encrypt (or decrypt) len bytes with a fresh context: the reference answer. */
+static int oneshot(const EVP_CIPHER *c, int enc, const unsigned char *key, const unsigned char *iv,
+                   const unsigned char *in, size_t len, unsigned char *out)
+{
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    int ol = 0, fl = 0, ok;
+
+    ok = x != NULL && EVP_CipherInit_ex2(x, c, key, iv, enc, NULL)
+         && EVP_CipherUpdate(x, out, &ol, in, (int)len)
+         && EVP_CipherFinal_ex(x, out + ol, &fl) && (size_t)(ol + fl) == len;
+    EVP_CIPHER_CTX_free(x);
+    return ok;
+}
+
+/* Feeds the same chunk to R and T, compares success, bytes and state.  Returns 1 if both ran. */
+static int step(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t, const unsigned char *in,
+                size_t len)
+{
+    static unsigned char ro[70000], to[70000];
+    int rl = -1, tl = -1, rr, tr, re, te;
+
+    memset(ro, 0xA5, len + 16);
+    memset(to, 0xA5, len + 16);
+    RUN(rr, re, EVP_CipherUpdate(r, ro, &rl, in, (int)len));
+    RUN(tr, te, EVP_CipherUpdate(t, to, &tl, in, (int)len));
+    if (!outcome(what, rr, re, tr, te))
+        return 0;
+    CHECK(tl == rl, "%s: outl %d, default %d", what, tl, rl);
+    if (tl == rl && rl >= 0)
+        CHECK(memcmp(ro, to, (size_t)rl) == 0, "%s: output differs (%zu bytes): %s vs default %s",
+              what, len, hex(to, (size_t)rl), hex(ro, (size_t)rl));
+    CHECK(to[len] == 0xA5 && to[len + 15] == 0xA5, "%s: wrote past the output length", what);
+    compare_state(what, r, t);
+    return 1;
+}
+
+static void finals(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t)
+{
+    unsigned char ro[32], to[32];
+    int rl = -1, tl = -1, rr, tr, re, te;
+
+    RUN(rr, re, EVP_CipherFinal_ex(r, ro, &rl));
+    RUN(tr, te, EVP_CipherFinal_ex(t, to, &tl));
+    if (outcome(what, rr, re, tr, te))
+        CHECK(tl == 0 && rl == 0, "%s: final wrote %d bytes (default %d)", what, tl, rl);
+    compare_state(what, r, t);
+}
+
+/* Inits both contexts the same way; returns 1 if both succeeded. */
+static int init2(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t, int ki, int enc,
+                 const unsigned char *key, const unsigned char *iv, int with_cipher)
+{
+    int rr, tr, re, te;
+
+    RUN(rr, re, EVP_CipherInit_ex2(r, with_cipher ? R[ki] : NULL, key, iv, enc, NULL));
+    RUN(tr, te, EVP_CipherInit_ex2(t, with_cipher ? T[ki] : NULL, key, iv, enc, NULL));
+    if (!outcome(what, rr, re, tr, te))
+        return 0;
+    compare_state(what, r, t);
+    return 1;
+}
+
+/* ---- scenarios --------------------------------------------------------------------------- */
+
+struct names { char n[16][64]; int k; };
+static void add_name(const char *name, void *arg)
+{
+    struct names *s = arg;
+
+    if (s->k < 16)
+        snprintf(s->n[s->k++], sizeof(s->n[0]), "%s", name);
+}
+static int has_name(const struct names *s, const char *n)
+{
+    int i;
+
+    for (i = 0; i < s->k; i++)
+        if (strcasecmp(s->n[i], n) == 0)
+            return 1;
+    return 0;
+}
+
+static void upper_lower(char *dst, const char *src, int mixed)
+{
+    int i;
+
+    for (i = 0; src[i]; i++)
+        dst[i] = (char)(mixed && (i & 1) == 0 ? toupper((unsigned char)src[i])
+                                              : tolower((unsigned char)src[i]));
+    dst[i] = 0;
+}
+
+static void t_names(int ki)
+{
+    struct names rn = { .k = 0 }, tn = { .k = 0 };
+    char canon[32], v[64];
+    int i, m;
+
+    scope = "names";
+    snprintf(canon, sizeof(canon), "AES-%d-CTR", kbits[ki]);
+    EVP_CIPHER_names_do_all(R[ki], add_name, &rn);
+    EVP_CIPHER_names_do_all(T[ki], add_name, &tn);
+    for (i = 0; i < rn.k; i++)
+        CHECK(has_name(&tn, rn.n[i]), "%s lacks the name \"%s\" that default has", tname, rn.n[i]);
+    for (i = 0; i < tn.k; i++)
+        if (!has_name(&rn, tn.n[i]))
+            note("%s has a name default lacks: %s", tname, tn.n[i]);
+    CHECK(EVP_CIPHER_is_a(T[ki], canon), "EVP_CIPHER_is_a(%s)", canon);
+    CHECK(strcasecmp(EVP_CIPHER_get0_name(T[ki]), canon) == 0, "get0_name %s",
+          EVP_CIPHER_get0_name(T[ki]));
+    CHECK(EVP_CIPHER_get_nid(T[ki]) == EVP_CIPHER_get_nid(R[ki]) && EVP_CIPHER_get_nid(T[ki]) != 0,
+          "nid %d, default %d", EVP_CIPHER_get_nid(T[ki]), EVP_CIPHER_get_nid(R[ki]));
+    /* Every default name, also in lower and mixed case, fetches from T. */
+    for (i = 0; i < rn.k; i++)
+        for (m = 0; m < 3; m++) {
+            EVP_CIPHER *c;
+
+            if (m == 0)
+                snprintf(v, sizeof(v), "%s", rn.n[i]);
+            else
+                upper_lower(v, rn.n[i], m == 2);
+            c = EVP_CIPHER_fetch(NULL, v, tprop);
+            CHECK(c != NULL && strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(c)), tname) == 0,
+                  "fetch \"%s\" with %s", v, tprop);
+            EVP_CIPHER_free(c);
+            ERR_clear_error();
+        }
+}
+
+static int has_param(const OSSL_PARAM *list, const char *key)
+{
+    return list != NULL && OSSL_PARAM_locate_const(list, key) != NULL;
+}
+
+static void compare_lists(const char *which, const OSSL_PARAM *r, const OSSL_PARAM *t,
+                          const char *const *required)
+{
+    const OSSL_PARAM *p;
+
+    for (; *required != NULL; required++)
+        CHECK(has_param(t, *required), "%s lacks %s \"%s\"", tname, which, *required);
+    for (p = r; p != NULL && p->key != NULL; p++)
+        if (!has_param(t, p->key))
+            note("%s: default has \"%s\", %s has not", which, p->key, tname);
+    for (p = t; p != NULL && p->key != NULL; p++)
+        if (!has_param(r, p->key))
+            note("%s: %s has \"%s\", default has not", which, tname, p->key);
+}
+
+static void t_cipher_params(int ki)
+{
+    static const char *const need_g[] = { OSSL_CIPHER_PARAM_MODE, OSSL_CIPHER_PARAM_KEYLEN,
+        OSSL_CIPHER_PARAM_IVLEN, OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL };
+    static const char *const need_cg[] = { OSSL_CIPHER_PARAM_KEYLEN, OSSL_CIPHER_PARAM_IVLEN,
+        OSSL_CIPHER_PARAM_IV, OSSL_CIPHER_PARAM_UPDATED_IV, NULL };
+    static const char *const none[] = { NULL };
+    unsigned int rm = 0, tm = 0;
+    size_t rk = 0, tk = 0, riv = 0, tiv = 0, rb = 0, tb = 0;
+    OSSL_PARAM rp[5], tp[5];
+    int rr, tr;
+
+    scope = "cipher-params";
+    CHECK(EVP_CIPHER_get_mode(T[ki]) == EVP_CIPH_CTR_MODE, "mode %d", EVP_CIPHER_get_mode(T[ki]));
+    CHECK(EVP_CIPHER_get_key_length(T[ki]) == kbits[ki] / 8
+          && EVP_CIPHER_get_key_length(T[ki]) == EVP_CIPHER_get_key_length(R[ki]),
+          "key length %d", EVP_CIPHER_get_key_length(T[ki]));
+    CHECK(EVP_CIPHER_get_iv_length(T[ki]) == 16 && EVP_CIPHER_get_iv_length(R[ki]) == 16,
+          "iv length %d", EVP_CIPHER_get_iv_length(T[ki]));
+    CHECK(EVP_CIPHER_get_block_size(T[ki]) == 1 && EVP_CIPHER_get_block_size(R[ki]) == 1,
+          "block size %d", EVP_CIPHER_get_block_size(T[ki]));
+    CHECK(EVP_CIPHER_get_flags(T[ki]) == EVP_CIPHER_get_flags(R[ki]), "flags %#lx, default %#lx",
+          (unsigned long)EVP_CIPHER_get_flags(T[ki]), (unsigned long)EVP_CIPHER_get_flags(R[ki]));
+    CHECK(EVP_CIPHER_get_type(T[ki]) == EVP_CIPHER_get_type(R[ki]), "type");
+
+    rp[0] = OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_MODE, &rm);
+    rp[1] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_KEYLEN, &rk);
+    rp[2] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN, &riv);
+    rp[3] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, &rb);
+    rp[4] = OSSL_PARAM_construct_end();
+    memcpy(tp, rp, sizeof(tp));
+    tp[0].data = &tm, tp[1].data = &tk, tp[2].data = &tiv, tp[3].data = &tb;
+    rr = EVP_CIPHER_get_params(R[ki], rp);
+    tr = EVP_CIPHER_get_params(T[ki], tp);
+    CHECK(rr == 1 && tr == 1, "EVP_CIPHER_get_params: %d, default %d", tr, rr);
+    CHECK(tm == rm && tk == rk && tiv == riv && tb == rb,
+          "get_params mode/keylen/ivlen/blocksize %u/%zu/%zu/%zu, default %u/%zu/%zu/%zu",
+          tm, tk, tiv, tb, rm, rk, riv, rb);
+
+    compare_lists("gettable cipher params", EVP_CIPHER_gettable_params(R[ki]),
+                  EVP_CIPHER_gettable_params(T[ki]), need_g);
+    compare_lists("gettable ctx params", EVP_CIPHER_gettable_ctx_params(R[ki]),
+                  EVP_CIPHER_gettable_ctx_params(T[ki]), need_cg);
+    compare_lists("settable ctx params", EVP_CIPHER_settable_ctx_params(R[ki]),
+                  EVP_CIPHER_settable_ctx_params(T[ki]), none);
+}
+
+/* Streams a message in ragged chunks through both, comparing bytes and params after each. */
+static void t_stream(int ki, int enc)
+{
+    static const size_t chunks[] = { 0, 1, 15, 16, 17, 3, 31, 64, 5, 255, 256, 1, 129, 0, 2000 };
+    unsigned char key[32], iv[16], msg[4096], whole[4096];
+    EVP_CIPHER_CTX *r = EVP_CIPHER_CTX_new(), *t = EVP_CIPHER_CTX_new();
+    size_t i, off = 0;
+    char what[64];
+
+    scope = enc ? "stream-encrypt" : "stream-decrypt";
+    fill(key, sizeof(key));
+    fill(iv, sizeof(iv));
+    iv[15] = 0xF0;                      /* crosses a byte carry within the message */
+    fill(msg, sizeof(msg));
+    if (init2("init key+iv", r, t, ki, enc, key, iv, 1)) {
+        CHECK(EVP_CIPHER_CTX_get_block_size(t) == 1, "ctx block size %d",
+              EVP_CIPHER_CTX_get_block_size(t));
+        for (i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
+            snprintf(what, sizeof(what), "update %zu bytes at %zu", chunks[i], off);
+            step(what, r, t, msg + off, chunks[i]);
+            off += chunks[i];
+        }
+        finals("final", r, t);
+        /* And the whole thing equals a one-shot reference. */
+        {
+            EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+            unsigned char *o = malloc(off);
+            int l1 = 0, l2 = 0, pos = 0;
+
+            EVP_CipherInit_ex2(x, T[ki], key, iv, enc, NULL);
+            for (i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
+                EVP_CipherUpdate(x, o + pos, &l1, msg + pos, (int)chunks[i]);
+                pos += l1;
+            }
+            EVP_CipherFinal_ex(x, o + pos, &l2);
+            CHECK(oneshot(R[ki], enc, key, iv, msg, off, whole) && memcmp(o, whole, off) == 0,
+                  "chunked output differs from one-shot default");
+            free(o);
+            EVP_CIPHER_CTX_free(x);
+        }
+    }
+    EVP_CIPHER_CTX_free(r);
+    EVP_CIPHER_CTX_free(t);
+}
+
+/* EVP_CIPHER_CTX_copy in the middle of a block, then both copies go on independently. */
+static void t_copy(int ki)
+{
+    static const size_t cut[] = { 7, 16, 33 };
+    unsigned char key[32], iv[16], msg[512], want[512], a[512], b[512];
+    size_t k;
+
+    scope = "copy";
+    fill(key, sizeof(key));
+    fill(iv, sizeof(iv));
+    fill(msg, sizeof(msg));
+    oneshot(R[ki], 1, key, iv, msg, sizeof(msg), want);
+    for (k = 0; k < 3; k++) {
+        EVP_CIPHER_CTX *t = EVP_CIPHER_CTX_new(), *c = EVP_CIPHER_CTX_new(), *r = EVP_CIPHER_CTX_new();
+        int l = 0, ok;
+
+        ok = EVP_EncryptInit_ex2(t, T[ki], key, iv, NULL)
+             && EVP_EncryptUpdate(t, a, &l, msg, (int)cut[k]);
+        CHECK(ok, "encrypt %zu bytes", cut[k]);
+        EVP_EncryptInit_ex2(r, R[ki], key, iv, NULL);
+        EVP_EncryptUpdate(r, b, &l, msg, (int)cut[k]);
+        ok = EVP_CIPHER_CTX_copy(c, t);
+        CHECK(ok, "EVP_CIPHER_CTX_copy after %zu bytes", cut[k]);
+        if (!ok)
+            goto next;
+        compare_state("copy vs default", r, c);
+        /* The original goes on first (it must not disturb the copy)... */
+        CHECK(EVP_EncryptUpdate(t, a + cut[k], &l, msg + cut[k], (int)(sizeof(msg) - cut[k]))
+              && memcmp(a, want, sizeof(msg)) == 0, "original after copy at %zu: wrong output", cut[k]);
+        /* ...then the original is freed and the copy finishes: it owns its own key schedule. */
+        EVP_CIPHER_CTX_free(t);
+        t = NULL;
+        memcpy(b, a, cut[k]);
+        memset(b + cut[k], 0, sizeof(b) - cut[k]);
+        CHECK(EVP_EncryptUpdate(c, b + cut[k], &l, msg + cut[k], 100)
+              && EVP_EncryptUpdate(c, b + cut[k] + 100, &l, msg + cut[k] + 100,
+                                   (int)(sizeof(msg) - cut[k] - 100))
+              && memcmp(b, want, sizeof(msg)) == 0, "copy at %zu: wrong output", cut[k]);
+        EVP_EncryptUpdate(r, a, &l, msg + cut[k], 100);
+        EVP_EncryptUpdate(r, a, &l, msg + cut[k] + 100, (int)(sizeof(msg) - cut[k] - 100));
+        compare_state("copy at end", r, c);
+next:
+        EVP_CIPHER_CTX_free(t);
+        EVP_CIPHER_CTX_free(c);
+        EVP_CIPHER_CTX_free(r);
+    }
+}
+
+/* Re-init of a live context: new IV only, new key only, nothing at all. */
+static void t_reinit(int ki)
+{
+    unsigned char key[32], key2[32], iv[16], iv2[16], msg[300], want[300];
+    EVP_CIPHER_CTX *r = EVP_CIPHER_CTX_new(), *t = EVP_CIPHER_CTX_new();
+
+    scope = "reinit";
+    fill(key, sizeof(key));
+    fill(key2, sizeof(key2));
+    fill(iv, sizeof(iv));
+    fill(iv2, sizeof(iv2));
+    fill(msg, sizeof(msg));
+    if (init2("init key+iv", r, t, ki, 1, key, iv, 1)) {
+        step("37 bytes", r, t, msg, 37);
+        if (init2("reinit (NULL, NULL, iv2)", r, t, ki, 1, NULL, iv2, 0)) {
+            unsigned char o[300];
+            int l = 0;
+
+            oneshot(R[ki], 1, key, iv2, msg, 150, want);
+            CHECK(EVP_EncryptUpdate(t, o, &l, msg, 150) && l == 150 && memcmp(o, want, 150) == 0,
+                  "after new IV: output differs from fresh key+iv2");
+            EVP_EncryptUpdate(r, o, &l, msg, 150);
+            compare_state("after new IV", r, t);
+        }
+        step("21 bytes", r, t, msg, 21);
+        if (init2("reinit (NULL, key2, NULL)", r, t, ki, 1, key2, NULL, 0))
+            step("after new key", r, t, msg, 77);
+        if (init2("reinit (NULL, NULL, NULL)", r, t, ki, 1, NULL, NULL, 0))
+            step("after empty reinit", r, t, msg, 45);
+        if (init2("reinit (NULL, key, iv) decrypt", r, t, ki, 0, key, iv, 0))
+            step("after reinit to decrypt", r, t, msg, 64);
+    }
+    EVP_CIPHER_CTX_free(r);
+    EVP_CIPHER_CTX_free(t);
+}
+
+/* Key and IV supplied in separate init calls, in either order; and neither. */
+static void t_split_init(int ki)
+{
+    unsigned char key[32], iv[16], msg[100];
+    EVP_CIPHER_CTX *r = EVP_CIPHER_CTX_new(), *t = EVP_CIPHER_CTX_new();
+
+    scope = "split-init";
+    fill(key, sizeof(key));
+    fill(iv, sizeof(iv));
+    fill(msg, sizeof(msg));
+
+    if (init2("init key, no iv", r, t, ki, 1, key, NULL, 1)
+        && init2("then iv", r, t, ki, 1, NULL, iv, 0))
+        step("update", r, t, msg, 40);
+
+    EVP_CIPHER_CTX_reset(r);
+    EVP_CIPHER_CTX_reset(t);
+    if (init2("init iv, no key", r, t, ki, 1, NULL, iv, 1)
+        && init2("then key", r, t, ki, 1, key, NULL, 0))
+        step("update", r, t, msg, 40);
+
+    /* Key but never an IV: default runs with a zero IV; T may refuse instead. */
+    EVP_CIPHER_CTX_reset(r);
+    EVP_CIPHER_CTX_reset(t);
+    if (init2("init key only", r, t, ki, 1, key, NULL, 1))
+        step("update with key and no IV ever set", r, t, msg, 40);
+
+    /* No key: update must fail cleanly. */
+    scope = "no-key";
+    EVP_CIPHER_CTX_reset(r);
+    EVP_CIPHER_CTX_reset(t);
+    if (init2("init cipher only", r, t, ki, 1, NULL, NULL, 1)) {
+        step("update before key and IV", r, t, msg, 16);
+        finals("final before key", r, t);
+    }
+    EVP_CIPHER_CTX_reset(r);
+    EVP_CIPHER_CTX_reset(t);
+    if (init2("init iv only", r, t, ki, 1, NULL, iv, 1))
+        step("update before key", r, t, msg, 16);
+    /* A context with no cipher at all (never initialised) is libcrypto's business, not T's. */
+    EVP_CIPHER_CTX_free(r);
+    EVP_CIPHER_CTX_free(t);
+}
+
+/*
+ * Wrong key length / IV length requests on a keyed context, each on a fresh pair of contexts
+ * (libcrypto 3.5 caches the key and IV length that EVP_CIPHER_CTX_set_params() was given when the
+ * provider accepts it; default accepts and ignores keylen/ivlen for CTR, so a shared context would
+ * carry R's stale cache into the next probe).  The request may be refused or ignored, but the
+ * provider's real key and IV length must not change, and the stream must continue correctly.
+ */
+enum probe { P_SETKEYLEN, P_PARAM_KEYLEN, P_PARAM_IVLEN, P_CTRL_IVLEN };
+
+static void probe(int ki, enum probe kind, int v)
+{
+    static const char *const kname[] = { "EVP_CIPHER_CTX_set_key_length", "set_params keylen",
+        "set_params ivlen", "ctrl EVP_CTRL_AEAD_SET_IVLEN" };
+    unsigned char key[32], iv[16], msg[64];
+    EVP_CIPHER_CTX *r = EVP_CIPHER_CTX_new(), *t = EVP_CIPHER_CTX_new();
+    struct ctxstate ts;
+    size_t sv = (size_t)v;
+    OSSL_PARAM rp[2], tp[2];
+    char what[96];
+    int rr = 0, tr = 0, re = 0, te = 0;
+
+    snprintf(what, sizeof(what), "%s(%d) on AES-%d", kname[kind], v, kbits[ki]);
+    fill(key, sizeof(key));
+    fill(iv, sizeof(iv));
+    fill(msg, sizeof(msg));
+    if (!init2("init", r, t, ki, 1, key, iv, 1))
+        goto end;
+    step("first 5 bytes", r, t, msg, 5);
+    rp[0] = OSSL_PARAM_construct_size_t(kind == P_PARAM_KEYLEN ? OSSL_CIPHER_PARAM_KEYLEN
+                                                               : OSSL_CIPHER_PARAM_IVLEN, &sv);
+    rp[1] = OSSL_PARAM_construct_end();
+    memcpy(tp, rp, sizeof(tp));
+    switch (kind) {
+    case P_SETKEYLEN:
+        RUN(rr, re, EVP_CIPHER_CTX_set_key_length(r, v));
+        RUN(tr, te, EVP_CIPHER_CTX_set_key_length(t, v));
+        break;
+    case P_PARAM_KEYLEN:
+    case P_PARAM_IVLEN:
+        RUN(rr, re, EVP_CIPHER_CTX_set_params(r, rp));
+        RUN(tr, te, EVP_CIPHER_CTX_set_params(t, tp));
+        break;
+    case P_CTRL_IVLEN:
+        RUN(rr, re, EVP_CIPHER_CTX_ctrl(r, EVP_CTRL_AEAD_SET_IVLEN, v, NULL));
+        RUN(tr, te, EVP_CIPHER_CTX_ctrl(t, EVP_CTRL_AEAD_SET_IVLEN, v, NULL));
+        break;
+    }
+    outcome(what, rr, re, tr, te);
+    if ((kind == P_SETKEYLEN || kind == P_PARAM_KEYLEN) && v == kbits[ki] / 8)
+        CHECK(tr == 1, "%s: setting the current length must succeed", what);
+    if ((kind == P_PARAM_IVLEN || kind == P_CTRL_IVLEN) && v == 16 && rr == 1)
+        CHECK(tr == 1, "%s: setting the current length must succeed", what);
+    get_state(t, &ts);
+    CHECK(ts.ok_kl && ts.kl == (size_t)kbits[ki] / 8, "%s: %s now reports keylen %zu",
+          what, tname, ts.kl);
+    CHECK(ts.ok_il && ts.il == 16, "%s: %s now reports ivlen %zu", what, tname, ts.il);
+    /*
+     * If T accepted a length it then ignored, libcrypto 3.5 caches the requested value (default
+     * does exactly that for CTR), so EVP_CIPHER_CTX_get_*_length would lie; check it only when T
+     * refused, which is what a provider should do with a length it does not support.
+     */
+    cache_stale = tr == 1;
+    if (!cache_stale) {
+        CHECK(EVP_CIPHER_CTX_get_key_length(t) == kbits[ki] / 8,
+              "%s: EVP_CIPHER_CTX_get_key_length %d", what, EVP_CIPHER_CTX_get_key_length(t));
+        CHECK(EVP_CIPHER_CTX_get_iv_length(t) == 16, "%s: EVP_CIPHER_CTX_get_iv_length %d",
+              what, EVP_CIPHER_CTX_get_iv_length(t));
+    }
+    step("the rest after the request", r, t, msg + 5, sizeof(msg) - 5);
+    cache_stale = 0;
+end:
+    EVP_CIPHER_CTX_free(r);
+    EVP_CIPHER_CTX_free(t);
+}
+
+static void t_bad_lengths(int ki)
+{
+    static const int klens[] = { 0, 1, 15, 16, 17, 24, 32, 33, 64 };
+    static const int ivlens[] = { 0, 8, 12, 15, 16, 17, 32 };
+    unsigned char key[32], iv[16], msg[64];
+    EVP_CIPHER_CTX *r = EVP_CIPHER_CTX_new(), *t = EVP_CIPHER_CTX_new();
+    size_t i;
+    int rr, tr, re, te;
+
+    scope = "bad-lengths";
+    for (i = 0; i < sizeof(klens) / sizeof(klens[0]); i++) {
+        probe(ki, P_SETKEYLEN, klens[i]);
+        probe(ki, P_PARAM_KEYLEN, klens[i]);
+    }
+    for (i = 0; i < sizeof(ivlens) / sizeof(ivlens[0]); i++) {
+        probe(ki, P_PARAM_IVLEN, ivlens[i]);
+        probe(ki, P_CTRL_IVLEN, ivlens[i]);
+    }
+    /* A too-small buffer for the IV must be refused, not overflowed. */
+    fill(key, sizeof(key));
+    fill(iv, sizeof(iv));
+    fill(msg, sizeof(msg));
+    if (init2("init", r, t, ki, 1, key, iv, 1)) {
+        unsigned char rb[16], tb[16];
+
+        step("5 bytes", r, t, msg, 5);
+        memset(tb, 0x5A, sizeof(tb));
+        RUN(rr, re, EVP_CIPHER_CTX_get_updated_iv(r, rb, 8));
+        RUN(tr, te, EVP_CIPHER_CTX_get_updated_iv(t, tb, 8));
+        outcome("get_updated_iv into 8 bytes", rr, re, tr, te);
+        CHECK(tb[8] == 0x5A, "get_updated_iv wrote past an 8-byte buffer");
+        RUN(rr, re, EVP_CIPHER_CTX_get_original_iv(r, rb, 8));
+        RUN(tr, te, EVP_CIPHER_CTX_get_original_iv(t, tb, 8));
+        outcome("get_original_iv into 8 bytes", rr, re, tr, te);
+        CHECK(tb[8] == 0x5A, "get_original_iv wrote past an 8-byte buffer");
+        step("the rest", r, t, msg + 5, sizeof(msg) - 5);
+    }
+    EVP_CIPHER_CTX_free(r);
+    EVP_CIPHER_CTX_free(t);
+}
+
+/* Misc calls that must behave as default: padding, zero-length update, in-place. */
+static void t_misc(int ki)
+{
+    unsigned char key[32], iv[16], buf[1000], want[1000];
+    EVP_CIPHER_CTX *r = EVP_CIPHER_CTX_new(), *t = EVP_CIPHER_CTX_new();
+    int rr, tr, re, te, l = 0;
+    size_t n;
+
+    scope = "misc";
+    fill(key, sizeof(key));
+    fill(iv, sizeof(iv));
+    if (init2("init", r, t, ki, 1, key, iv, 1)) {
+        RUN(rr, re, EVP_CIPHER_CTX_set_padding(r, 0));
+        RUN(tr, te, EVP_CIPHER_CTX_set_padding(t, 0));
+        outcome("set_padding(0)", rr, re, tr, te);
+        step("0-byte update", r, t, buf, 0);
+    }
+    /* In place, lengths 0..200 and a few large ones. */
+    for (n = 0; n <= sizeof(buf); n += (n < 200 ? 1 : 199)) {
+        fill(buf, n);
+        oneshot(R[ki], 1, key, iv, buf, n, want);
+        EVP_EncryptInit_ex2(t, T[ki], key, iv, NULL);
+        if (!CHECK(EVP_EncryptUpdate(t, buf, &l, buf, (int)n) && (size_t)l == n
+                   && memcmp(buf, want, n) == 0, "in-place %zu bytes", n))
+            break;
+    }
+    EVP_CIPHER_CTX_free(r);
+    EVP_CIPHER_CTX_free(t);
+}
+
+/* Counter edges (32-, 64-, 128-bit carries) and many lengths, one call and chunked. */
+static void t_counter(int ki)
+{
+    static const size_t lens[] = { 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256,
+        257, 511, 512, 513, 1027, 4111, 65537 };
+    static unsigned char msg[65537], a[65537], want[65537];
+    unsigned char key[32], iv[16], base[16];
+    int e, li, l, fails = 0;
+
+    scope = "counter";
+    fill(key, sizeof(key));
+    fill(base, sizeof(base));
+    fill(msg, sizeof(msg));
+    for (e = 0; e < 5; e++) {
+        memcpy(iv, base, 16);
+        if (e == 1) memset(iv + 12, 0xFF, 4), iv[15] = 0xFD;          /* 32-bit carry */
+        if (e == 2) memset(iv + 8, 0xFF, 8), iv[15] = 0xFE;           /* 64-bit carry */
+        if (e == 3) memset(iv, 0xFF, 16), iv[15] = 0xFC;              /* 128-bit wrap */
+        if (e == 4) memset(iv + 4, 0xFF, 12), iv[15] = 0xF0;          /* 96-bit carry */
+        for (li = 0; li < (int)(sizeof(lens) / sizeof(lens[0])); li++) {
+            size_t n = lens[li], off = 0, c = 1;
+            EVP_CIPHER_CTX *t = EVP_CIPHER_CTX_new(), *r = EVP_CIPHER_CTX_new();
+
+            oneshot(R[ki], 1, key, iv, msg, n, want);
+            if (!CHECK(oneshot(T[ki], 1, key, iv, msg, n, a) && memcmp(a, want, n) == 0,
+                       "iv %s, %zu bytes in one call", hex(iv, 16), n))
+                fails++;
+            EVP_EncryptInit_ex2(t, T[ki], key, iv, NULL);
+            EVP_EncryptInit_ex2(r, R[ki], key, iv, NULL);
+            while (off < n) {                     /* ragged chunks: 1, 3, 7, ... bytes */
+                size_t k = c < n - off ? c : n - off;
+
+                EVP_EncryptUpdate(t, a + off, &l, msg + off, (int)k);
+                EVP_EncryptUpdate(r, want + off, &l, msg + off, (int)k);
+                off += k;
+                c = (c * 2 + 1) % 97;
+            }
+            if (!CHECK(memcmp(a, want, n) == 0, "iv %s, %zu bytes in chunks", hex(iv, 16), n))
+                fails++;
+            compare_state("counter end", r, t);
+            EVP_CIPHER_CTX_free(t);
+            EVP_CIPHER_CTX_free(r);
+            if (fails > 5)
+                return;
+        }
+    }
+}
+
+/* Does this CPU have what an AESFAST_KERNEL tier needs?  1 yes, 0 no, -1 unknown name. */
+static int cpu_has_tier(const char *k)
+{
+    if (strcmp(k, "generic") == 0)
+        return 1;
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (strcmp(k, "aesni") == 0)
+        return __builtin_cpu_supports("aes") && __builtin_cpu_supports("pclmul")
+               && __builtin_cpu_supports("ssse3");
+    if (strcmp(k, "vaes-avx2") == 0)
+        return __builtin_cpu_supports("aes") && __builtin_cpu_supports("vaes")
+               && __builtin_cpu_supports("avx2");
+    if (strcmp(k, "vaes-avx512") == 0)
+        return __builtin_cpu_supports("aes") && __builtin_cpu_supports("vaes")
+               && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+               && __builtin_cpu_supports("avx512vl");
+    if (strcmp(k, "armv8") == 0)
+        return 0;
+#elif defined(__aarch64__)
+    if (strcmp(k, "armv8") == 0)
+        return (getauxval(AT_HWCAP) & HWCAP_AES) != 0;
+    if (strcmp(k, "aesni") == 0 || strncmp(k, "vaes-", 5) == 0)
+        return 0;
+#endif
+    return -1;
+}
+
+/* ---- main -------------------------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+    OSSL_PROVIDER *pdef, *ptest;
+    int i, ki;
+
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--provider") == 0 && i + 1 < argc)
+            tname = argv[++i];
+        else {
+            fprintf(stderr, "usage: %s [--provider NAME]   (OPENSSL_CONF names the cnf)\n", argv[0]);
+            return 2;
+        }
+    }
+    snprintf(tprop, sizeof(tprop), "provider=%s", tname);
+    printf("ctr_api: %s, %s vs default\n", OpenSSL_version(OPENSSL_VERSION), tname);
+
+    pdef = OSSL_PROVIDER_load(NULL, "default");
+    ptest = OSSL_PROVIDER_load(NULL, tname);
+    if (pdef == NULL || ptest == NULL) {
+        const char *k = getenv("AESFAST_KERNEL");
+
+        if (pdef != NULL && k != NULL && *k != 0 && cpu_has_tier(k) == 0) {
+            printf("ctr_api: SKIP: %s does not load with AESFAST_KERNEL=%s, a tier this CPU lacks\n",
+                   tname, k);
+            return 77;
+        }
+        printf("cannot load provider %s (is OPENSSL_CONF set to a cnf activating it?)\n",
+               pdef == NULL ? "default" : tname);
+        ERR_print_errors_fp(stdout);
+        printf("ctr_api: 0 passed, 1 failed\n");
+        return 1;
+    }
+    {
+        char *kern = NULL;
+        OSSL_PARAM p[2] = { OSSL_PARAM_utf8_ptr("aesfast-kernel", &kern, 0), OSSL_PARAM_END };
+
+        if (OSSL_PROVIDER_get_params(ptest, p) && OSSL_PARAM_modified(&p[0]) && kern != NULL)
+            printf("ctr_api: %s kernel %s\n", tname, kern);
+        ERR_clear_error();
+    }
+
+    for (ki = 0; ki < 3; ki++) {
+        char nm[32];
+
+        snprintf(nm, sizeof(nm), "AES-%d-CTR", kbits[ki]);
+        scope = "fetch";
+        R[ki] = EVP_CIPHER_fetch(NULL, nm, "provider=default");
+        T[ki] = EVP_CIPHER_fetch(NULL, nm, tprop);
+        if (!CHECK(R[ki] != NULL && T[ki] != NULL, "fetch %s", nm)) {
+            ERR_print_errors_fp(stdout);
+            goto out;
+        }
+        CHECK(strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(T[ki])), tname) == 0,
+              "%s comes from %s", nm, OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(T[ki])));
+        CHECK(strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(R[ki])), "default") == 0,
+              "reference %s comes from %s", nm,
+              OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(R[ki])));
+    }
+    for (ki = 0; ki < 3; ki++) {
+        int f0 = nfail;
+
+        t_names(ki);
+        t_cipher_params(ki);
+        t_stream(ki, 1);
+        t_stream(ki, 0);
+        t_copy(ki);
+        t_reinit(ki);
+        t_split_init(ki);
+        t_bad_lengths(ki);
+        t_misc(ki);
+        t_counter(ki);
+        printf("ctr_api: AES-%d-CTR: %s\n", kbits[ki], nfail == f0 ? "ok" : "FAILURES");
+    }
+out:
+    for (ki = 0; ki < 3; ki++) {
+        EVP_CIPHER_free(T[ki]);
+        EVP_CIPHER_free(R[ki]);
+    }
+    OSSL_PROVIDER_unload(ptest);
+    OSSL_PROVIDER_unload(pdef);
+    printf("ctr_api: %d passed, %d failed\n", npass, nfail);
+    return nfail != 0;
+}
