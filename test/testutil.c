@@ -1,0 +1,356 @@
+/*
+ * Helpers shared by the aesfast test programs (see testutil.h).
+ *
+ * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
+
+#include "testutil.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/params.h>
+
+const char *tu_prog = "test";
+
+void tu_init(const char *prog)
+{
+    const char *slash = strrchr(prog, '/');
+
+    tu_prog = slash != NULL ? slash + 1 : prog;
+}
+
+void tu_die(const char *fmt, ...)
+{
+    va_list ap;
+
+    fflush(stdout);
+    fprintf(stderr, "%s: ", tu_prog);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    ERR_print_errors_fp(stderr);
+    exit(1);
+}
+
+/* ---- Providers ---------------------------------------------------------------------------- */
+
+/*
+ * The kernel name is a UTF-8 parameter. Providers usually answer with a pointer to a constant
+ * (OSSL_PARAM_set_utf8_ptr), but one that copies into a buffer is just as valid, so ask for a
+ * pointer first and fall back to a string.
+ */
+static void read_kernel_name(OSSL_PROVIDER *prov, char *out, size_t cap)
+{
+    const char *ptr = NULL;
+    OSSL_PARAM p[2];
+
+    snprintf(out, cap, "n/a");
+
+    p[0] = OSSL_PARAM_construct_utf8_ptr("aesfast-kernel", (char **)&ptr, 0);
+    p[1] = OSSL_PARAM_construct_end();
+    if (OSSL_PROVIDER_get_params(prov, p) && OSSL_PARAM_modified(p) && ptr != NULL) {
+        snprintf(out, cap, "%s", ptr);
+        return;
+    }
+    ERR_clear_error();
+
+    p[0] = OSSL_PARAM_construct_utf8_string("aesfast-kernel", out, cap);
+    if (!OSSL_PROVIDER_get_params(prov, p) || !OSSL_PARAM_modified(p))
+        snprintf(out, cap, "n/a");
+    ERR_clear_error();
+}
+
+static OSSL_PROVIDER *load_one(const char *name)
+{
+    /* Returns the provider the cnf already activated, if any, with one more reference. */
+    OSSL_PROVIDER *prov = OSSL_PROVIDER_load(NULL, name);
+
+    if (prov == NULL)
+        tu_die("cannot load provider \"%s\" (OPENSSL_CONF=%s, OPENSSL_MODULES=%s): point "
+               "OPENSSL_CONF at a cnf that activates it, or OPENSSL_MODULES at the build dir",
+               name, getenv("OPENSSL_CONF") ? getenv("OPENSSL_CONF") : "(unset)",
+               getenv("OPENSSL_MODULES") ? getenv("OPENSSL_MODULES") : "(unset)");
+    return prov;
+}
+
+void tu_providers_load(tu_providers *p, const char *test_name, const char *expect_kernel)
+{
+    memset(p, 0, sizeof(*p));
+    p->test_name = test_name;
+    /* Load the reference first: once any provider is loaded explicitly, OpenSSL no longer
+     * activates default on its own. */
+    p->ref = load_one("default");
+    p->test = load_one(test_name);
+    read_kernel_name(p->test, p->kernel, sizeof(p->kernel));
+
+    if (expect_kernel != NULL && strcmp(expect_kernel, p->kernel) != 0)
+        tu_die("provider \"%s\" runs kernel \"%s\", expected \"%s\"", test_name, p->kernel,
+               expect_kernel);
+}
+
+void tu_providers_unload(tu_providers *p)
+{
+    OSSL_PROVIDER_unload(p->test);
+    OSSL_PROVIDER_unload(p->ref);
+    memset(p, 0, sizeof(*p));
+}
+
+EVP_CIPHER *tu_fetch_cipher(const char *alg, const char *provider_name)
+{
+    char propq[128];
+    EVP_CIPHER *c;
+    const char *got;
+
+    snprintf(propq, sizeof(propq), "provider=%s", provider_name);
+    c = EVP_CIPHER_fetch(NULL, alg, propq);
+    if (c == NULL)
+        tu_die("cannot fetch %s with \"%s\"", alg, propq);
+    got = OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(c));
+    if (got == NULL || strcmp(got, provider_name) != 0)
+        tu_die("%s fetched with \"%s\" came from provider \"%s\"", alg, propq,
+               got != NULL ? got : "(none)");
+    return c;
+}
+
+/* ---- EVP helpers -------------------------------------------------------------------------- */
+
+size_t tu_cycle_next(void *arg, size_t remaining)
+{
+    tu_cycle *c = arg;
+    size_t n = c->sizes[c->i];
+
+    c->i = (c->i + 1) % c->n;
+    return n < remaining ? n : remaining;
+}
+
+int tu_update_chunked(EVP_CIPHER_CTX *ctx, int enc, uint8_t *out, const uint8_t *in, size_t len,
+                      tu_next_chunk_fn *next, void *arg)
+{
+    size_t pos = 0;
+    unsigned empty_run = 0;
+
+    /* The loop runs at least once so that a zero-length message still makes an update call. */
+    do {
+        size_t n = next(arg, len - pos);
+        int outl = -1, ok;
+
+        /* A chunker that keeps returning 0 would never finish: force progress. */
+        if (n == 0 && ++empty_run > 4)
+            n = len - pos;
+        if (n > len - pos || n > INT_MAX) {
+            fprintf(stderr, "%s: chunker returned %zu with %zu bytes left\n", tu_prog, n,
+                    len - pos);
+            return 0;
+        }
+        if (n != 0)
+            empty_run = 0;
+
+        ok = enc ? EVP_EncryptUpdate(ctx, out + pos, &outl, in + pos, (int)n)
+                 : EVP_DecryptUpdate(ctx, out + pos, &outl, in + pos, (int)n);
+        if (!ok || outl != (int)n) {
+            fprintf(stderr, "%s: EVP_%sUpdate(%zu bytes at offset %zu) returned %d, outl %d\n",
+                    tu_prog, enc ? "Encrypt" : "Decrypt", n, pos, ok, outl);
+            ERR_print_errors_fp(stderr);
+            return 0;
+        }
+        pos += n;
+    } while (pos < len);
+    return 1;
+}
+
+int tu_final_empty(EVP_CIPHER_CTX *ctx, int enc)
+{
+    uint8_t buf[32];
+    int outl = -1;
+    int ok = enc ? EVP_EncryptFinal_ex(ctx, buf, &outl) : EVP_DecryptFinal_ex(ctx, buf, &outl);
+
+    if (!ok || outl != 0) {
+        fprintf(stderr, "%s: EVP_%sFinal_ex returned %d, outl %d\n", tu_prog,
+                enc ? "Encrypt" : "Decrypt", ok, outl);
+        ERR_print_errors_fp(stderr);
+        return 0;
+    }
+    return 1;
+}
+
+int tu_get_iv_param(EVP_CIPHER_CTX *ctx, const char *name, uint8_t out[16])
+{
+    OSSL_PARAM p[2];
+
+    p[0] = OSSL_PARAM_construct_octet_string(name, out, 16);
+    p[1] = OSSL_PARAM_construct_end();
+    if (!EVP_CIPHER_CTX_get_params(ctx, p) || !OSSL_PARAM_modified(p) || p[0].return_size != 16) {
+        fprintf(stderr, "%s: cannot read cipher parameter \"%s\"\n", tu_prog, name);
+        ERR_print_errors_fp(stderr);
+        return 0;
+    }
+    return 1;
+}
+
+void tu_ctr_add(uint8_t ctr[16], uint64_t n)
+{
+    unsigned carry = 0;
+
+    for (int i = 15; i >= 0; i--) {
+        unsigned sum = ctr[i] + (unsigned)(n & 0xff) + carry;
+
+        ctr[i] = (uint8_t)sum;
+        carry = sum >> 8;
+        n >>= 8;
+    }
+}
+
+size_t tu_first_diff(const uint8_t *a, const uint8_t *b, size_t len)
+{
+    if (memcmp(a, b, len) == 0)
+        return (size_t)-1;
+    for (size_t i = 0;; i++)
+        if (a[i] != b[i])
+            return i;
+}
+
+/* ---- Hex ---------------------------------------------------------------------------------- */
+
+static int hex_value(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+uint8_t *tu_hex_decode(const char *s, size_t *len)
+{
+    uint8_t *buf = malloc(strlen(s) / 2 + 1);
+    size_t n = 0;
+    int hi = -1;
+
+    if (buf == NULL)
+        tu_die("out of memory");
+    for (; *s != '\0'; s++) {
+        int v;
+
+        if (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+            continue;
+        if ((v = hex_value((unsigned char)*s)) < 0)
+            goto bad;
+        if (hi < 0) {
+            hi = v;
+        } else {
+            buf[n++] = (uint8_t)(hi << 4 | v);
+            hi = -1;
+        }
+    }
+    if (hi >= 0)
+        goto bad;
+    *len = n;
+    return buf;
+bad:
+    free(buf);
+    return NULL;
+}
+
+void tu_hex_print(FILE *f, const uint8_t *buf, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        fprintf(f, "%02x", buf[i]);
+}
+
+/* ---- PRNG --------------------------------------------------------------------------------- */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15u);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+void tu_rng_seed(tu_rng *r, uint64_t seed, uint64_t stream)
+{
+    /* Mix the stream number through splitmix64 before combining, so that neighbouring
+     * (seed, stream) pairs do not share splitmix64 outputs. */
+    uint64_t x = stream;
+    uint64_t state = seed ^ splitmix64(&x);
+
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix64(&state);
+}
+
+uint64_t tu_rng_next(tu_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+uint64_t tu_rng_below(tu_rng *r, uint64_t n)
+{
+    /* Rejection sampling: discard the top partial range so every residue is equally likely. */
+    uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    uint64_t x;
+
+    do
+        x = tu_rng_next(r);
+    while (x >= limit);
+    return x % n;
+}
+
+void tu_rng_fill(tu_rng *r, uint8_t *buf, size_t len)
+{
+    /* Little-endian byte order by construction, so a seed means the same data on every host. */
+    while (len > 0) {
+        uint64_t x = tu_rng_next(r);
+        size_t n = len < 8 ? len : 8;
+
+        for (size_t i = 0; i < n; i++)
+            buf[i] = (uint8_t)(x >> (8 * i));
+        buf += n;
+        len -= n;
+    }
+}
+
+/* ---- Command line ------------------------------------------------------------------------- */
+
+uint64_t tu_parse_u64(const char *opt, const char *s)
+{
+    char *end;
+    unsigned long long v;
+
+    errno = 0;
+    v = strtoull(s != NULL ? s : "", &end, 0);
+    if (s == NULL || *s == '\0' || *s == '-' || *end != '\0' || errno != 0)
+        tu_die("%s needs an unsigned number, got \"%s\"", opt, s != NULL ? s : "");
+    return v;
+}
+
+double tu_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
