@@ -1,0 +1,569 @@
+/*
+ * bench: throughput of a provider under test (aesfast) against OpenSSL's default provider.
+ *
+ * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
+ *
+ * Both providers run in the same process, on the same buffers, through the same EVP calls. For
+ * every cipher and message size there are --rounds rounds. In a round each side gets about
+ * --time-per-round milliseconds, cut into slices of about --slice ms; the sides take turns slice
+ * by slice, swapping who goes first each time (A B, B A, A B, ...) so neither always inherits
+ * the other's caches or clock speed. Each slice is a tight loop timed with CLOCK_MONOTONIC.
+ *
+ * A side's speed in a round is its best slice. On a small shared machine the noise is other
+ * programs taking the CPU away (preemption, hypervisor steal), which only ever slows a slice
+ * down, and a slice of a few milliseconds is often untouched. The mean over a round is not: a
+ * single preemption of a few ms cuts it by 10 % or more, and it lands on one side. The figure of
+ * merit is the median over rounds of the per-round ratio of best slices; the table also shows
+ * the smallest and largest per-round ratio. Measuring "default" against itself shows the noise
+ * left (ratios within about 2 % here, against 10-30 % for whole-round means).
+ *
+ * One message is one "operation", measured as `openssl speed -evp` does:
+ *   stream ciphers (CTR): one EVP_EncryptUpdate on a context initialised once;
+ *   AEAD ciphers (GCM, GCM-SIV): set a fresh IV, feed the AAD, one update, final, read the tag.
+ * Adding another kind of operation means writing one more run_* function and a line in
+ * side_init().
+ *
+ * Before timing, each cipher encrypts a 1 MiB buffer through both providers and the outputs
+ * (and tags) must be identical: a benchmark of wrong output is worthless.
+ *
+ * Programs find the provider under test through OPENSSL_CONF (a cnf activating it and default)
+ * or OPENSSL_MODULES; either way OSSL_PROVIDER_load() below returns the one in use. Only
+ * OpenSSL 3.0 APIs are used, so the same binary runs against 3.0 and later libcrypto.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* getopt_long, strtok_r */
+#endif
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/provider.h>
+
+#define REFERENCE "default"
+#define VERIFY_LEN (1u << 20)
+#define MAX_ROUNDS 1001
+#define MAX_SIZES 64
+#define MAX_CIPHERS 32
+#define BATCH_NS 250000.0 /* read the clock about every 0.25 ms: ~20 ns each, negligible */
+
+static const char *const default_ciphers[] = {"AES-128-CTR", "AES-192-CTR", "AES-256-CTR"};
+static const size_t default_sizes[] = {16, 64, 256, 1024, 8192, 16384, 1u << 20};
+
+/* Command-line settings. */
+static struct {
+    const char *provider;
+    const char *ciphers[MAX_CIPHERS];
+    int nciphers;
+    size_t sizes[MAX_SIZES];
+    int nsizes;
+    int rounds;
+    double ms;    /* per side, per round */
+    double slice; /* length of one slice */
+    size_t aad_len;
+    int csv, verbose;
+} opt = {.provider = "aesfast", .rounds = 11, .ms = 60, .slice = 3, .aad_len = 16};
+
+/* One side of the comparison: a cipher fetched from one provider, and its context. */
+struct side {
+    const char *prov;
+    EVP_CIPHER *cipher;
+    EVP_CIPHER_CTX *ctx;
+    int (*run)(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n);
+    uint64_t batch; /* messages between two clock reads */
+    uint8_t iv[16];
+    uint8_t tag[16]; /* AEAD: tag of the last message */
+};
+
+static uint8_t key[64], iv0[16], aad[256];
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    fputs("bench: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    ERR_print_errors_fp(stderr);
+    exit(1);
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- Operations -------------------------------------------------------------------------- */
+
+/* Stream (CTR): the context keeps its counter running from message to message. */
+static int init_stream(struct side *s)
+{
+    return EVP_EncryptInit_ex2(s->ctx, s->cipher, key, s->iv, NULL);
+}
+
+static int run_stream(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n)
+{
+    int outl;
+
+    for (uint64_t i = 0; i < n; i++)
+        if (!EVP_EncryptUpdate(s->ctx, out, &outl, in, (int)len))
+            return 0;
+    return 1;
+}
+
+/* AEAD: each message is a complete seal under its own IV (the first 4 bytes count messages, so
+ * no IV repeats within a run), with opt.aad_len bytes of AAD and a 16-byte tag. */
+static int init_aead(struct side *s)
+{
+    return EVP_EncryptInit_ex2(s->ctx, s->cipher, key, NULL, NULL);
+}
+
+static int run_aead(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n)
+{
+    int outl;
+
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t c = (uint32_t)s->iv[0] << 24 | s->iv[1] << 16 | s->iv[2] << 8 | s->iv[3];
+
+        c++;
+        s->iv[0] = (uint8_t)(c >> 24), s->iv[1] = (uint8_t)(c >> 16);
+        s->iv[2] = (uint8_t)(c >> 8), s->iv[3] = (uint8_t)c;
+        if (!EVP_EncryptInit_ex2(s->ctx, NULL, NULL, s->iv, NULL)
+            || (opt.aad_len && !EVP_EncryptUpdate(s->ctx, NULL, &outl, aad, (int)opt.aad_len))
+            || !EVP_EncryptUpdate(s->ctx, out, &outl, in, (int)len)
+            || !EVP_EncryptFinal_ex(s->ctx, out + outl, &outl)
+            || EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_GET_TAG, 16, s->tag) <= 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* (Re)start a side from the fixed key and IV, with the operation its cipher calls for. */
+static void side_init(struct side *s)
+{
+    int ok;
+
+    memcpy(s->iv, iv0, sizeof(s->iv));
+    if (EVP_CIPHER_get_flags(s->cipher) & EVP_CIPH_FLAG_AEAD_CIPHER) {
+        s->run = run_aead;
+        ok = init_aead(s);
+    } else {
+        switch (EVP_CIPHER_get_mode(s->cipher)) {
+        case EVP_CIPH_CTR_MODE:
+        case EVP_CIPH_OFB_MODE:
+        case EVP_CIPH_CFB_MODE:
+        case EVP_CIPH_STREAM_CIPHER:
+            s->run = run_stream;
+            ok = init_stream(s);
+            break;
+        default:
+            die("%s: only stream (CTR-like) and AEAD ciphers are supported",
+                EVP_CIPHER_get0_name(s->cipher));
+        }
+    }
+    if (!ok)
+        die("%s from %s: init failed", EVP_CIPHER_get0_name(s->cipher), s->prov);
+}
+
+/* ---- Setup and checks -------------------------------------------------------------------- */
+
+static void side_fetch(struct side *s, const char *name, const char *prov)
+{
+    char propq[128];
+    const char *got;
+
+    snprintf(propq, sizeof(propq), "provider=%s", prov);
+    s->prov = prov;
+    s->cipher = EVP_CIPHER_fetch(NULL, name, propq);
+    if (s->cipher == NULL)
+        die("cannot fetch %s with \"%s\"", name, propq);
+    got = OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(s->cipher));
+    if (got == NULL || strcmp(got, prov) != 0)
+        die("%s fetched with \"%s\" comes from provider %s", name, propq, got ? got : "(none)");
+    if ((s->ctx = EVP_CIPHER_CTX_new()) == NULL)
+        die("out of memory");
+}
+
+static void side_free(struct side *s)
+{
+    EVP_CIPHER_CTX_free(s->ctx);
+    EVP_CIPHER_free(s->cipher);
+}
+
+/* Encrypt the same 1 MiB through both sides and insist on identical ciphertext and tag. */
+static void verify(struct side *a, struct side *b, uint8_t *outa, uint8_t *outb, const uint8_t *in)
+{
+    const char *name = EVP_CIPHER_get0_name(a->cipher);
+
+    if (EVP_CIPHER_get_key_length(a->cipher) != EVP_CIPHER_get_key_length(b->cipher)
+        || EVP_CIPHER_get_iv_length(a->cipher) != EVP_CIPHER_get_iv_length(b->cipher))
+        die("%s: key or IV length differs between %s and %s", name, a->prov, b->prov);
+    memset(outa, 0x11, VERIFY_LEN);
+    memset(outb, 0x22, VERIFY_LEN);
+    side_init(a);
+    side_init(b);
+    if (!a->run(a, outa, in, VERIFY_LEN, 1) || !b->run(b, outb, in, VERIFY_LEN, 1))
+        die("%s: encryption failed", name);
+    if (memcmp(outa, outb, VERIFY_LEN) != 0)
+        die("%s: %s and %s disagree on 1 MiB of ciphertext", name, a->prov, b->prov);
+    if (a->run == run_aead && memcmp(a->tag, b->tag, sizeof(a->tag)) != 0)
+        die("%s: %s and %s disagree on the tag", name, a->prov, b->prov);
+}
+
+/* The provider parameter "aesfast-kernel", whether the provider hands it out as a pointer or
+ * copies it into our buffer; "n/a" if it does not know it. */
+static const char *kernel_tier(OSSL_PROVIDER *p)
+{
+    static char buf[64];
+    const char *ptr = NULL;
+    OSSL_PARAM ps[2] = {OSSL_PARAM_utf8_ptr("aesfast-kernel", (char **)&ptr, 0), OSSL_PARAM_END};
+
+    if (OSSL_PROVIDER_get_params(p, ps) && OSSL_PARAM_modified(ps) && ptr != NULL)
+        return ptr;
+    ps[0] = OSSL_PARAM_construct_utf8_string("aesfast-kernel", buf, sizeof(buf));
+    if (OSSL_PROVIDER_get_params(p, ps) && OSSL_PARAM_modified(ps))
+        return buf;
+    ERR_clear_error();
+    return "n/a";
+}
+
+static const char *cpu_model(void)
+{
+    static char model[256] = "unknown";
+    char line[512];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+
+    if (f == NULL)
+        return model;
+    while (fgets(line, sizeof(line), f)) {
+        char *colon = strchr(line, ':');
+
+        if (strncmp(line, "model name", 10) == 0 && colon != NULL) {
+            colon += 1 + (colon[1] == ' ');
+            colon[strcspn(colon, "\n")] = '\0';
+            snprintf(model, sizeof(model), "%s", colon);
+            break;
+        }
+    }
+    fclose(f);
+    return model;
+}
+
+/* ---- Measurement ------------------------------------------------------------------------- */
+
+/* Run side s on len-byte messages for about ms milliseconds; return GB/s (10^9 bytes/s). */
+static double measure(struct side *s, uint8_t *out, const uint8_t *in, size_t len, double ms)
+{
+    uint64_t t0 = now_ns(), t, n = 0, budget = (uint64_t)(ms * 1e6);
+
+    do {
+        if (!s->run(s, out, in, len, s->batch))
+            die("%s from %s: encryption failed", EVP_CIPHER_get0_name(s->cipher), s->prov);
+        n += s->batch;
+        t = now_ns() - t0;
+    } while (t < budget);
+    return (double)n * (double)len / (double)t;
+}
+
+/* Warm side s up on len-byte messages and size its batch to about BATCH_NS of work. */
+static void calibrate(struct side *s, uint8_t *out, const uint8_t *in, size_t len, double ms)
+{
+    double gbps;
+
+    s->batch = 1;
+    gbps = measure(s, out, in, len, ms / 2);  /* rough rate with tiny batches */
+    s->batch = (uint64_t)(gbps * BATCH_NS / (double)len) + 1;
+    gbps = measure(s, out, in, len, ms / 2);  /* refine with realistic batches */
+    s->batch = (uint64_t)(gbps * BATCH_NS / (double)len) + 1;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+
+    return (a > b) - (a < b);
+}
+
+/* Median of v[0..n-1]; sorts v. */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int slices_per_round(void)
+{
+    int n = (int)(opt.ms / opt.slice + 0.5);
+
+    return n < 1 ? 1 : n;
+}
+
+static void bench_cipher(const char *name, uint8_t *outa, uint8_t *outb, const uint8_t *in)
+{
+    struct side a, b; /* a: provider under test, b: reference */
+    double ga[MAX_ROUNDS], gb[MAX_ROUNDS], ratio[MAX_ROUNDS];
+    int nslices = slices_per_round();
+    double slice_ms = opt.ms / nslices;
+
+    side_fetch(&a, name, opt.provider);
+    side_fetch(&b, name, REFERENCE);
+    verify(&a, &b, outa, outb, in);
+    side_init(&a);
+    side_init(&b);
+
+    for (int si = 0; si < opt.nsizes; si++) {
+        size_t len = opt.sizes[si];
+        double warm = opt.ms / 4 < 10 ? 10 : opt.ms / 4;
+
+        calibrate(&a, outa, in, len, warm);
+        calibrate(&b, outb, in, len, warm);
+        for (int r = 0; r < opt.rounds; r++) {
+            ga[r] = gb[r] = 0;
+            for (int k = 0; k < nslices; k++) {
+                double x, y;
+
+                if ((r * nslices + k) % 2 == 0) {
+                    x = measure(&a, outa, in, len, slice_ms);
+                    y = measure(&b, outb, in, len, slice_ms);
+                } else {
+                    y = measure(&b, outb, in, len, slice_ms);
+                    x = measure(&a, outa, in, len, slice_ms);
+                }
+                ga[r] = x > ga[r] ? x : ga[r];
+                gb[r] = y > gb[r] ? y : gb[r];
+            }
+            ratio[r] = ga[r] / gb[r];
+            if (opt.verbose)
+                fprintf(stderr, "  %s %zu round %d: %.3f %.3f GB/s ratio %.3f\n", name, len, r,
+                        ga[r], gb[r], ratio[r]);
+        }
+
+        double ma = median(ga, opt.rounds), mb = median(gb, opt.rounds);
+        double mr = median(ratio, opt.rounds); /* sorted now: ratio[0] min, last max */
+
+        if (opt.csv)
+            printf("%s,%zu,%.4f,%.4f,%.4f\n", name, len, ma, mb, mr);
+        else
+            printf("%-16s %8zu %12.3f %12.3f %8.3f   %.3f..%.3f\n", name, len, ma, mb, mr,
+                   ratio[0], ratio[opt.rounds - 1]);
+        fflush(stdout);
+    }
+    side_free(&a);
+    side_free(&b);
+}
+
+/* ---- Command line ------------------------------------------------------------------------ */
+
+static size_t parse_size(const char *s)
+{
+    char *end;
+    unsigned long long v;
+
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (*end == 'k' || *end == 'K')
+        v <<= 10, end++;
+    else if (*end == 'm' || *end == 'M')
+        v <<= 20, end++;
+    if (errno || end == s || *end != '\0' || v == 0 || v > (1u << 30))
+        die("bad size \"%s\" (1 .. 1G, suffix k or m allowed)", s);
+    return (size_t)v;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: bench [options]\n"
+            "  --cipher NAME         cipher to measure, repeatable (default: AES-128/192/256-CTR)\n"
+            "  --provider NAME       provider under test (default aesfast); reference: default\n"
+            "  --rounds N            alternating rounds per size (default 11)\n"
+            "  --time-per-round MS   milliseconds per side per round (default 60)\n"
+            "  --slice MS            a round alternates the sides in slices of about MS ms and\n"
+            "                        keeps each side's best slice (default 3)\n"
+            "  --sizes a,b,c         message sizes in bytes, k/m suffixes allowed\n"
+            "                        (default 16,64,256,1024,8192,16384,1m)\n"
+            "  --aad N               AAD bytes per message for AEAD ciphers (default 16)\n"
+            "  --csv                 CSV on stdout (cipher,size,aesfast_gbps,default_gbps,ratio);\n"
+            "                        the header goes to stderr\n"
+            "  --verbose             print every round to stderr\n");
+}
+
+static void parse_args(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"cipher", required_argument, NULL, 'c'},
+        {"provider", required_argument, NULL, 'p'},
+        {"rounds", required_argument, NULL, 'r'},
+        {"time-per-round", required_argument, NULL, 't'},
+        {"slice", required_argument, NULL, 'S'},
+        {"sizes", required_argument, NULL, 's'},
+        {"aad", required_argument, NULL, 'a'},
+        {"csv", no_argument, NULL, 'C'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    char *end, *list, *tok, *save;
+
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'c':
+            if (opt.nciphers == MAX_CIPHERS)
+                die("too many --cipher");
+            opt.ciphers[opt.nciphers++] = optarg;
+            break;
+        case 'p':
+            opt.provider = optarg;
+            break;
+        case 'r':
+            opt.rounds = (int)strtol(optarg, &end, 10);
+            if (*end || opt.rounds < 1 || opt.rounds > MAX_ROUNDS)
+                die("--rounds must be 1 .. %d", MAX_ROUNDS);
+            break;
+        case 't':
+            opt.ms = strtod(optarg, &end);
+            if (*end || !(opt.ms >= 1 && opt.ms <= 60000))
+                die("--time-per-round must be 1 .. 60000 ms");
+            break;
+        case 'S':
+            opt.slice = strtod(optarg, &end);
+            if (*end || !(opt.slice >= 0.1 && opt.slice <= 60000))
+                die("--slice must be 0.1 .. 60000 ms");
+            break;
+        case 's':
+            opt.nsizes = 0;
+            list = strdup(optarg);
+            for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                if (opt.nsizes == MAX_SIZES)
+                    die("too many sizes");
+                opt.sizes[opt.nsizes++] = parse_size(tok);
+            }
+            free(list);
+            if (opt.nsizes == 0)
+                die("--sizes is empty");
+            break;
+        case 'a':
+            opt.aad_len = strtoul(optarg, &end, 10);
+            if (*end || *optarg == '\0' || *optarg == '-' || opt.aad_len > sizeof(aad))
+                die("--aad must be 0 .. %zu", sizeof(aad));
+            break;
+        case 'C':
+            opt.csv = 1;
+            break;
+        case 'v':
+            opt.verbose = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        default:
+            usage(stderr);
+            exit(2);
+        }
+    }
+    if (optind != argc) {
+        usage(stderr);
+        exit(2);
+    }
+    if (opt.nciphers == 0)
+        for (size_t i = 0; i < sizeof(default_ciphers) / sizeof(*default_ciphers); i++)
+            opt.ciphers[opt.nciphers++] = default_ciphers[i];
+    if (opt.nsizes == 0)
+        for (size_t i = 0; i < sizeof(default_sizes) / sizeof(*default_sizes); i++)
+            opt.sizes[opt.nsizes++] = default_sizes[i];
+}
+
+int main(int argc, char **argv)
+{
+    OSSL_PROVIDER *ptest, *pref;
+    size_t buflen = VERIFY_LEN;
+    uint8_t *in, *outa, *outb;
+    FILE *hdr;
+    double est;
+
+    parse_args(argc, argv);
+
+    /* With OPENSSL_CONF and config_diagnostics = 1, a provider that refuses to load (say, a
+     * forced AESFAST_KERNEL the CPU lacks) fails here, with its own reason on the error stack. */
+    if (!OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, NULL))
+        die("loading the OpenSSL configuration (%s) failed",
+            getenv("OPENSSL_CONF") ? getenv("OPENSSL_CONF") : "default");
+    /* Returns the provider a cnf already activated, or loads it (OPENSSL_MODULES). Loading one
+     * by hand switches off the implicit default, so load the reference explicitly too. */
+    if ((ptest = OSSL_PROVIDER_load(NULL, opt.provider)) == NULL)
+        die("provider %s is neither active from OPENSSL_CONF (%s) nor loadable from the module "
+            "path; OpenSSL 3.0 drops a provider that fails to load from a cnf silently (a forced "
+            "AESFAST_KERNEL this CPU lacks, for one)",
+            opt.provider, getenv("OPENSSL_CONF") ? getenv("OPENSSL_CONF") : "unset");
+    if ((pref = OSSL_PROVIDER_load(NULL, REFERENCE)) == NULL)
+        die("cannot load provider " REFERENCE);
+
+    for (int i = 0; i < opt.nsizes; i++)
+        if (opt.sizes[i] > buflen)
+            buflen = opt.sizes[i];
+    in = aligned_alloc(64, buflen);
+    outa = aligned_alloc(64, buflen);
+    outb = aligned_alloc(64, buflen);
+    if (in == NULL || outa == NULL || outb == NULL)
+        die("out of memory");
+    for (size_t i = 0; i < buflen; i++)
+        in[i] = (uint8_t)(i * 131 + (i >> 8));
+    for (size_t i = 0; i < sizeof(key); i++)
+        key[i] = (uint8_t)(0xa5 ^ i * 7);
+    for (size_t i = 0; i < sizeof(aad); i++)
+        aad[i] = (uint8_t)(i * 3);
+    /* The last 32 bits start near a wrap, so the 1 MiB check crosses a 2^32-block boundary of
+     * the 128-bit CTR counter (a 12-byte GCM IV ignores bytes 12..15). */
+    for (size_t i = 0; i < 12; i++)
+        iv0[i] = (uint8_t)(0x3c + i);
+    memset(iv0 + 12, 0xff, 4);
+    iv0[15] = 0xf0;
+
+    est = opt.nciphers * opt.nsizes
+          * (opt.rounds * 2 * opt.ms + 2 * (opt.ms / 4 < 10 ? 10 : opt.ms / 4)) / 1000;
+    hdr = opt.csv ? stderr : stdout;
+    fprintf(hdr, "libcrypto:  %s\n", OpenSSL_version(OPENSSL_VERSION));
+    fprintf(hdr, "cpu:        %s\n", cpu_model());
+    fprintf(hdr, "provider:   %s (aesfast-kernel: %s) vs %s\n", opt.provider, kernel_tier(ptest),
+            REFERENCE);
+    fprintf(hdr,
+            "method:     %d rounds x %.0f ms per side, alternating in %.1f ms slices; "
+            "best slice per round, median over rounds; ~%.0f s\n",
+            opt.rounds, opt.ms, opt.ms / slices_per_round(), est);
+    if (opt.csv)
+        printf("cipher,size,aesfast_gbps,default_gbps,ratio\n");
+    else {
+        char ca[64], cb[64];
+
+        snprintf(ca, sizeof(ca), "%s GB/s", opt.provider);
+        snprintf(cb, sizeof(cb), "%s GB/s", REFERENCE);
+        printf("%-16s %8s %12s %12s %8s   %s\n", "cipher", "bytes", ca, cb, "ratio",
+               "ratio min..max");
+    }
+    fflush(stdout);
+
+    for (int i = 0; i < opt.nciphers; i++)
+        bench_cipher(opt.ciphers[i], outa, outb, in);
+
+    free(in);
+    free(outa);
+    free(outb);
+    OSSL_PROVIDER_unload(ptest);
+    OSSL_PROVIDER_unload(pref);
+    return 0;
+}
