@@ -32,26 +32,39 @@ typedef struct {
     int key_set, iv_set, enc;
 } ctr_ctx;
 
-static uint32_t load_be32(const uint8_t *p)
+static uint64_t load_be64(const uint8_t *p)
 {
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    uint64_t v;
+
+    memcpy(&v, p, 8);
+    return __builtin_bswap64(v); /* x86-64 and arm64 Linux are little-endian */
 }
 
-/* ctr += n, as a 128-bit big-endian number, modulo 2^128. The counter is not secret. */
+/*
+ * ctr += n, as a 128-bit big-endian number, modulo 2^128. The counter is not secret.
+ *
+ * The new counter is written with one 16-byte store: the kernel's next 16-byte load of it is then
+ * served by store-to-load forwarding, whereas after narrower stores it must wait until they
+ * retire, which serializes back-to-back small updates behind each other's AES latency.
+ */
 static void ctr_add(uint8_t ctr[AESFAST_BLOCK], uint64_t n)
 {
-    for (int i = AESFAST_BLOCK - 1; i >= 0 && n != 0; i--) {
-        n += ctr[i];
-        ctr[i] = (uint8_t)n;
-        n >>= 8;
-    }
+    uint64_t hi = load_be64(ctr), lo = load_be64(ctr + 8);
+    typedef uint64_t u64x2 __attribute__((vector_size(16), aligned(1)));
+    u64x2 v;
+
+    lo += n;
+    hi += lo < n;
+    v[0] = __builtin_bswap64(hi);
+    v[1] = __builtin_bswap64(lo);
+    *(u64x2 *)ctr = v;
 }
 
 /* Whole blocks: the kernel's 32-bit counter, with the carry into the upper 96 bits done here. */
 static void ctr_blocks(ctr_ctx *c, const uint8_t *in, uint8_t *out, size_t nblocks)
 {
     while (nblocks > 0) {
-        uint64_t before_wrap = ((uint64_t)1 << 32) - load_be32(c->ctr + 12);
+        uint64_t before_wrap = ((uint64_t)1 << 32) - (uint32_t)load_be64(c->ctr + 8);
         size_t n = nblocks < before_wrap ? nblocks : (size_t)before_wrap;
 
         c->kernel->ctr32_xor(&c->key, c->ctr, in, out, n);
