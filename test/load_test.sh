@@ -4,13 +4,13 @@
 # provider's ciphertext.
 #
 #   test/load_test.sh OPENSSL_BIN MODULE_PATH        exit 0 pass, 1 fail
-#     (77, skip, only when AESFAST_KERNEL names a tier this CPU lacks and aesfast refuses to load)
 #
 # OPENSSL_BIN may be the system openssl (3.0) or an OpenSSL build tree's apps/openssl (then the
 # tree's libcrypto.so.3 is put on LD_LIBRARY_PATH).  AESFAST_KERNEL, if set, passes through.
 # The provider under test can be renamed for self-checks: AESFAST_TEST_PROVIDER=default runs the
 # same assertions against the default provider (MODULE_PATH is then ignored).
 set -u
+. "$(dirname "$0")/lib.sh"
 
 [ $# -eq 2 ] || { echo "usage: $0 OPENSSL_BIN MODULE_PATH" >&2; exit 2; }
 bin=$1 module=$2
@@ -35,22 +35,7 @@ fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 
 # A cnf that activates default and the module under test, failing loudly if a provider won't load.
 cnf=$tmp/openssl.cnf
-{
-  echo "config_diagnostics = 1"           # default section: a provider that fails to load fails
-  echo "openssl_conf = openssl_init"
-  echo "[openssl_init]"
-  echo "providers = provider_sect"
-  echo "[provider_sect]"
-  echo "default = default_sect"
-  [ "$prov" = default ] || echo "$prov = ${prov}_sect"
-  echo "[default_sect]"
-  echo "activate = 1"
-  if [ "$prov" != default ]; then
-    echo "[${prov}_sect]"
-    echo "module = $module"
-    echo "activate = 1"
-  fi
-} >"$cnf"
+write_cnf "$cnf" "$prov" "$module"
 empty=$tmp/empty.cnf                                  # no providers: only what -provider loads
 : >"$empty"
 
@@ -61,25 +46,6 @@ out=$(OPENSSL_CONF=$cnf "$bin" list -providers -verbose 2>&1)
 status=$(printf '%s\n' "$out" | awk -v p="$prov" '
   /^  [^ ]/ { inside = ($1 == p) }
   inside && /^    status: / { print $2 }')
-cpu_has_tier() { # 0 yes, 1 no, 2 unknown tier
-  flags=" $(grep -m1 -E '^(flags|Features)' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
-  has() { for f; do case $flags in *" $f "*) ;; *) return 1 ;; esac; done; }
-  case $1 in
-    generic) return 0 ;;
-    aesni) [ "$(uname -m)" = x86_64 ] && has aes pclmulqdq ssse3 ;;
-    vaes-avx2) [ "$(uname -m)" = x86_64 ] && has aes vaes avx2 ;;
-    vaes-avx512) [ "$(uname -m)" = x86_64 ] && has aes vaes avx512f avx512bw avx512vl ;;
-    armv8) [ "$(uname -m)" = aarch64 ] && has aes ;;
-    *) return 2 ;;
-  esac
-}
-if [ "$status" != active ] && [ -n "${AESFAST_KERNEL:-}" ] && [ "$prov" != default ]; then
-  cpu_has_tier "$AESFAST_KERNEL"
-  if [ $? -eq 1 ]; then
-    echo "load_test: SKIP: $prov does not load with AESFAST_KERNEL=$AESFAST_KERNEL; this CPU lacks that tier"
-    exit 77
-  fi
-fi
 if [ "$status" = active ]; then pass "list -providers: $prov is active"
 else fail "list -providers: $prov status '${status:-missing}'"; printf '%s\n' "$out" | sed 's/^/     /'; fi
 if [ "$prov" != default ] && ! printf '%s\n' "$out" | grep -q '^  default$'; then
