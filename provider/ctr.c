@@ -32,12 +32,22 @@ typedef struct {
     int key_set, iv_set, enc;
 } ctr_ctx;
 
+/* Big-endian <-> host order for 64-bit words (an involution either way). */
+static uint64_t be64(uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return __builtin_bswap64(v);
+#else
+    return v;
+#endif
+}
+
 static uint64_t load_be64(const uint8_t *p)
 {
     uint64_t v;
 
     memcpy(&v, p, 8);
-    return __builtin_bswap64(v); /* x86-64 and arm64 Linux are little-endian */
+    return be64(v);
 }
 
 /*
@@ -55,8 +65,8 @@ static void ctr_add(uint8_t ctr[AESFAST_BLOCK], uint64_t n)
 
     lo += n;
     hi += lo < n;
-    v[0] = __builtin_bswap64(hi);
-    v[1] = __builtin_bswap64(lo);
+    v[0] = be64(hi);
+    v[1] = be64(lo);
     *(u64x2 *)ctr = v;
 }
 
