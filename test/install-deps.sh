@@ -35,7 +35,7 @@ install() {
   $SUDO apt-get install -y -qq --no-install-recommends $m >/dev/null
 }
 
-install gcc libc6-dev make meson ninja-build pkg-config libssl-dev openssl perl ca-certificates \
+install gcc libc6-dev make meson ninja-build pkg-config libssl-dev openssl perl ca-certificates valgrind \
         python3 xz-utils dpkg-dev
 
 if [ $want_arm64 -eq 1 ]; then

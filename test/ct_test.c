@@ -1,0 +1,305 @@
+/*
+ * ct_test: the kernels' constant-time promise, checked by Valgrind's memcheck.
+ *
+ * Memcheck tracks, bit by bit, which values were computed from "undefined" memory, and reports a
+ * conditional jump or a memory address that depends on one. Marking the secrets undefined turns
+ * it into a checker for the rule in aesfast_kernel.h: nothing branches on, or indexes memory by,
+ * key or data bytes. Each tier runs set_key, encrypt_block and ctr32_xor on all three key sizes
+ * and on 0..40, 100 and 1000 blocks (every tail path and the main loop, with a counter that wraps
+ * mid-call), at several misalignments and in place, with these secrets marked:
+ *
+ *   all       raw key, expanded key, input and counter block (the counter is public in practice,
+ *             but the ABI lets only the round and block counts steer control flow)
+ *   raw key   only the raw key: its taint must reach rk[] through set_key, then every output
+ *   exp key   only aesfast_key's round keys (rk[], bitsliced[]), marked after set_key
+ *   input     only the plaintext
+ *   counter   only the counter block (ctr32_xor)
+ *
+ * A secret that never reached the kernel would make the whole run vacuous, so after each call,
+ * before un-marking anything, every output bit must still be undefined ("tainted"): read with
+ * VALGRIND_GET_VBITS, which, unlike VALGRIND_CHECK_MEM_IS_DEFINED, records no memcheck error.
+ * Then the outputs are marked defined and compared with the portable tier run on defined
+ * inputs, and each tier's encrypt_block with FIPS-197's known answers. key->rounds stays
+ * defined: the round count is public and does steer control flow.
+ *
+ * Memcheck errors are counted per call with VALGRIND_COUNT_ERRORS, so a finding is a failure
+ * here even without --error-exitcode, and names the call that caused it.
+ *
+ *   valgrind --error-exitcode=1 [-q] [--track-origins=yes] ct_test TIER...
+ * Exit 0 pass, 1 fail, 77 (skip) when not under memcheck or no named tier runs on this CPU as
+ * memcheck presents it (its CPUID shows only what it emulates: no VAES or AVX-512 in 3.19).
+ *
+ * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <valgrind/memcheck.h>
+#include <valgrind/valgrind.h>
+
+#include "aesfast_kernel.h"
+#include "dispatch.h"
+
+enum {
+    MAXBLOCKS = 1000,
+    S_RAWKEY = 1, /* which secrets a case marks undefined */
+    S_EXPKEY = 2,
+    S_INPUT = 4,
+    S_COUNTER = 8,
+    S_ALL = S_RAWKEY | S_EXPKEY | S_INPUT | S_COUNTER,
+};
+
+static const struct {
+    unsigned secrets;
+    const char *name;
+} cases[] = {
+    {S_ALL, "all"},         {S_RAWKEY, "raw key"}, {S_EXPKEY, "exp key"},
+    {S_INPUT, "input"},     {S_COUNTER, "counter"},
+};
+
+static size_t counts[41 + 2]; /* the block counts: 0..40, 100, 1000 */
+static size_t ncounts;
+
+/* The inputs, the same for every tier and case; the reference outputs per key size. */
+static uint8_t raw_keys[3][32], plain[MAXBLOCKS * 16], ctr0[16];
+static uint8_t ref_ctr[3][MAXBLOCKS * 16], ref_block[3][16];
+/* Working buffers: room for a misalignment of up to 15 bytes. */
+static uint8_t inbuf[MAXBLOCKS * 16 + 16], outbuf[MAXBLOCKS * 16 + 16];
+
+static int passed, failed;
+
+static void check(int ok, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (ok) {
+        passed++;
+        return;
+    }
+    failed++;
+    if (failed > 30)
+        return; /* counted, not printed */
+    va_start(ap, fmt);
+    fputs("ct_test: FAIL: ", stdout);
+    vprintf(fmt, ap);
+    putchar('\n');
+    va_end(ap);
+}
+
+/* 1 if every bit of p[0..n) is undefined for memcheck; *where is the first byte that is not. */
+static int all_undefined(const void *p, size_t n, size_t *where)
+{
+    uint8_t vbits[256];
+
+    for (size_t off = 0; off < n; off += sizeof(vbits)) {
+        size_t len = n - off < sizeof(vbits) ? n - off : sizeof(vbits);
+
+        if (VALGRIND_GET_VBITS((const uint8_t *)p + off, vbits, len) != 1) {
+            *where = off;
+            return 0;
+        }
+        for (size_t i = 0; i < len; i++)
+            if (vbits[i] != 0xff) { /* a set bit is an undefined bit */
+                *where = off + i;
+                return 0;
+            }
+    }
+    return 1;
+}
+
+static void secret(const void *p, size_t n, int yes)
+{
+    if (yes)
+        VALGRIND_MAKE_MEM_UNDEFINED(p, n);
+    else
+        VALGRIND_MAKE_MEM_DEFINED(p, n);
+}
+
+/* After one kernel call: no new memcheck error; the output tainted if a secret flowed into it;
+ * then the output defined again and equal to the reference. */
+static void after_call(unsigned errors_before, const uint8_t *out, const uint8_t *want, size_t n,
+                       int tainted, const char *what)
+{
+    unsigned errors = VALGRIND_COUNT_ERRORS - errors_before;
+    size_t where = 0;
+
+    check(errors == 0, "%s: memcheck reported %u error(s) (secret-dependent branch or address)",
+          what, errors);
+    if (tainted && n > 0)
+        check(all_undefined(out, n, &where),
+              "%s: output byte %zu is (partly) defined: the secrets did not reach it", what,
+              where);
+    VALGRIND_MAKE_MEM_DEFINED(out, n);
+    check(memcmp(out, want, n) == 0, "%s: wrong output", what);
+}
+
+static void run_case(const aesfast_kernel *k, int ki, unsigned s, const char *cname)
+{
+    const size_t keylen = 16 + 8 * (size_t)ki;
+    char what[160], w2[200];
+    uint8_t raw[32], in[16], out[16], ctr[16];
+    aesfast_key key;
+    size_t where = 0;
+    unsigned e;
+
+    snprintf(what, sizeof(what), "%s AES-%zu [%s]", k->name, 8 * keylen, cname);
+    memset(&key, 0, sizeof(key));
+
+    /* set_key */
+    memcpy(raw, raw_keys[ki], keylen);
+    secret(raw, keylen, s & S_RAWKEY);
+    e = VALGRIND_COUNT_ERRORS;
+    k->set_key(&key, raw, keylen);
+    check(VALGRIND_COUNT_ERRORS == e, "%s set_key: memcheck reported an error", what);
+    check(key.rounds == 6 + keylen / 4, "%s set_key: rounds %u", what, key.rounds);
+    if (s & S_RAWKEY)
+        check(all_undefined(key.rk, 16 * (key.rounds + 1), &where),
+              "%s set_key: round-key byte %zu is (partly) defined", what, where);
+    if (s & S_EXPKEY) {
+        VALGRIND_MAKE_MEM_UNDEFINED(key.rk, sizeof(key.rk));
+        VALGRIND_MAKE_MEM_UNDEFINED(key.bitsliced, sizeof(key.bitsliced));
+    }
+    const int key_secret = (s & (S_RAWKEY | S_EXPKEY)) != 0;
+
+    /* encrypt_block, out of place and in place */
+    snprintf(w2, sizeof(w2), "%s encrypt_block", what);
+    memcpy(in, plain, 16);
+    secret(in, 16, s & S_INPUT);
+    e = VALGRIND_COUNT_ERRORS;
+    k->encrypt_block(&key, in, out);
+    after_call(e, out, ref_block[ki], 16, key_secret || (s & S_INPUT), w2);
+    snprintf(w2, sizeof(w2), "%s encrypt_block in place", what);
+    memcpy(out, plain, 16);
+    secret(out, 16, s & S_INPUT);
+    e = VALGRIND_COUNT_ERRORS;
+    k->encrypt_block(&key, out, out);
+    after_call(e, out, ref_block[ki], 16, key_secret || (s & S_INPUT), w2);
+
+    /* ctr32_xor */
+    for (size_t c = 0; c < ncounts; c++) {
+        const size_t n = counts[c], len = 16 * n;
+        const int in_place = n % 7 == 3;
+        uint8_t *ip = inbuf + n % 16, *op = in_place ? ip : outbuf + (n * 5) % 16;
+
+        snprintf(w2, sizeof(w2), "%s ctr32_xor %zu blocks%s", what, n,
+                 in_place ? " in place" : "");
+        memcpy(ip, plain, len);
+        secret(ip, len, s & S_INPUT);
+        memcpy(ctr, ctr0, 16);
+        secret(ctr, 16, s & S_COUNTER);
+        e = VALGRIND_COUNT_ERRORS;
+        k->ctr32_xor(&key, ctr, ip, op, n);
+        after_call(e, op, ref_ctr[ki], len, 1, w2);
+    }
+}
+
+/* FIPS-197 appendix C: plaintext 00112233..ff under the keys 000102..; the ciphertexts. */
+static void check_fips197(const aesfast_kernel *k)
+{
+    static const char *const want_hex[3] = {
+        "69c4e0d86a7b0430d8cdb78070b4c55a",
+        "dda97ca4864cdfe06eaf70a0ec0d7191",
+        "8ea2b7ca516745bfeafc49904b496089",
+    };
+    uint8_t raw[32], in[16], out[16], want[16];
+    aesfast_key key;
+
+    for (int i = 0; i < 32; i++)
+        raw[i] = (uint8_t)i;
+    for (int i = 0; i < 16; i++)
+        in[i] = (uint8_t)(0x11 * i);
+    for (int ki = 0; ki < 3; ki++) {
+        for (int i = 0; i < 16; i++)
+            sscanf(want_hex[ki] + 2 * i, "%2hhx", &want[i]);
+        k->set_key(&key, raw, 16 + 8 * (size_t)ki);
+        k->encrypt_block(&key, in, out);
+        check(memcmp(out, want, 16) == 0, "%s: FIPS-197 AES-%d known answer", k->name,
+              128 + 64 * ki);
+    }
+}
+
+static void setup(void)
+{
+    unsigned long long x = 0x243f6a8885a308d3ull; /* a fixed xorshift stream: reproducible */
+    uint8_t *bufs[] = {raw_keys[0], raw_keys[1], raw_keys[2], plain};
+    size_t lens[] = {32, 32, 32, sizeof(plain)};
+
+    for (size_t b = 0; b < 4; b++)
+        for (size_t i = 0; i < lens[b]; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            bufs[b][i] = (uint8_t)(x >> 24);
+        }
+    /* The low word 0xfffffff5: ctr32_xor wraps it to 0 after 11 blocks. */
+    memcpy(ctr0, "ct_test nonce", 12);
+    ctr0[12] = ctr0[13] = ctr0[14] = 0xff;
+    ctr0[15] = 0xf5;
+
+    for (size_t n = 0; n <= 40; n++)
+        counts[ncounts++] = n;
+    counts[ncounts++] = 100;
+    counts[ncounts++] = MAXBLOCKS;
+
+    /* References from the portable tier, everything defined. */
+    for (int ki = 0; ki < 3; ki++) {
+        aesfast_key key;
+
+        aesfast_generic_set_key(&key, raw_keys[ki], 16 + 8 * (size_t)ki);
+        aesfast_generic_encrypt_block(&key, plain, ref_block[ki]);
+        aesfast_generic_ctr32_xor(&key, ctr0, plain, ref_ctr[ki], MAXBLOCKS);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int ran = 0, skipped = 0;
+    uint8_t probe = 0, vbits = 0;
+
+    if (argc < 2) {
+        fprintf(stderr, "usage: valgrind --error-exitcode=1 ct_test TIER...\n");
+        return 1;
+    }
+    for (int i = 1; i < argc; i++)
+        if (aesfast_kernel_by_name(argv[i]) == NULL) {
+            fprintf(stderr, "ct_test: no tier \"%s\" in this build\n", argv[i]);
+            return 1;
+        }
+    /* Memcheck must be the tool: another tool (or none) ignores the marks, and nothing would be
+     * checked. */
+    VALGRIND_MAKE_MEM_UNDEFINED(&probe, 1);
+    if (!RUNNING_ON_VALGRIND || VALGRIND_GET_VBITS(&probe, &vbits, 1) != 1 || vbits != 0xff) {
+        printf("ct_test: skipped: not running under valgrind's memcheck\n");
+        return 77;
+    }
+    VALGRIND_MAKE_MEM_DEFINED(&probe, 1);
+    setup();
+
+    for (int i = 1; i < argc; i++) {
+        const aesfast_kernel *k = aesfast_kernel_by_name(argv[i]);
+        char why[160];
+        int f0 = failed, p0 = passed;
+
+        if (!aesfast_kernel_usable(k, why, sizeof(why))) {
+            printf("ct_test: %-12s skipped (under valgrind, %s)\n", k->name, why);
+            skipped++;
+            continue;
+        }
+        check_fips197(k);
+        for (int ki = 0; ki < 3; ki++)
+            for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+                run_case(k, ki, cases[c].secrets, cases[c].name);
+        printf("ct_test: %-12s set_key, encrypt_block, ctr32_xor x AES-128/192/256 x "
+               "%zu block counts (0..40, 100, %d) x secrets {all, raw key, exp key, input, "
+               "counter}: %s (%d checks)\n", k->name, ncounts, MAXBLOCKS,
+               failed == f0 ? "ok" : "FAILED", passed + failed - p0 - f0);
+        ran++;
+    }
+    printf("ct_test: %d passed, %d failed\n", passed, failed);
+    if (failed > 0)
+        return 1;
+    if (ran == 0) {
+        printf("ct_test: every requested tier was skipped\n");
+        return 77;
+    }
+    return 0;
+}
