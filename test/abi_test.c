@@ -25,6 +25,7 @@
 
 #include "aesfast_kernel.h"
 #include "dispatch.h"
+#include "tiers.h"
 
 #if defined(__ELF__) && (defined(__x86_64__) || defined(__aarch64__))
 
@@ -87,23 +88,8 @@ enum {
 #endif
 
 static int upper_check; /* x86-64: XINUSE is readable and VZEROUPPER clears it */
-static unsigned long long rng_state = 0x243f6a8885a308d3ull;
 static unsigned long calls;
 static int passed, failed;
-
-static uint64_t rng(void) /* splitmix64 */
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static void fill(uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        p[i] = (uint8_t)rng();
-}
 
 /* Calls fn(args) through the trampoline with fresh random callee-saved values; returns the
  * P_* bits of what the call broke and describes them in report. */
@@ -115,7 +101,7 @@ static unsigned abi_call(abi_fn *fn, const uint64_t args[5], uint64_t *ret, char
     size_t used = 0;
 
     for (int i = 0; i < NSAVED; i++)
-        before.s[i] = rng();
+        before.s[i] = tiers_rng();
     before.s[S_XINUSE] = (uint64_t)upper_check;
     memset(&after, 0, sizeof(after));
     uint64_t r = aesfast_abi_call(fn, args, &before, &after, 16 * (calls++ % 4));
@@ -231,7 +217,7 @@ static int self_test(void)
     for (int t = 0; t < 8; t++) {
         uint64_t want = 0;
         for (int i = 0; i < 5; i++) {
-            args[i] = rng();
+            args[i] = tiers_rng();
             want ^= i == 0 ? args[0] : args[i] << (8 * i) | args[i] >> (64 - 8 * i);
         }
         unsigned p = abi_call((abi_fn *)aesfast_abi_good, args, &ret, report, sizeof(report));
@@ -302,7 +288,7 @@ static void test_tier(const aesfast_kernel *k)
         size_t kl = keylens[ki];
         uint64_t args[5] = {0};
 
-        fill(raw, kl);
+        tiers_fill(raw, kl);
         memset(&key, 0, sizeof(key));
         memset(&direct, 0, sizeof(direct));
         snprintf(detail, sizeof(detail), "%zu-byte key", kl);
@@ -312,7 +298,7 @@ static void test_tier(const aesfast_kernel *k)
         record(memcmp(&key, &direct, sizeof(key)) == 0, "%s: set_key through the trampoline "
                "differs from a direct call", k->name, "");
 
-        fill(blk, 16);
+        tiers_fill(blk, 16);
         k->encrypt_block(&direct, blk, blk_want);
         args[0] = PTR(&key), args[1] = PTR(blk), args[2] = PTR(blk);
         check(k, "encrypt_block", (abi_fn *)k->encrypt_block, args, detail);
@@ -323,8 +309,8 @@ static void test_tier(const aesfast_kernel *k)
             size_t nb = n <= 40 ? n : large[n - 41];
             int in_place = n % 2;
 
-            fill(ctr, 16);
-            fill(in, nb * 16);
+            tiers_fill(ctr, 16);
+            tiers_fill(in, nb * 16);
             k->ctr32_xor(&direct, ctr, in, want, nb);
             args[0] = PTR(&key), args[1] = PTR(ctr), args[2] = PTR(in);
             args[3] = PTR(in_place ? in : out), args[4] = nb;
@@ -345,34 +331,16 @@ static void test_tier(const aesfast_kernel *k)
 
 int main(int argc, char **argv)
 {
-    int ran = 0;
+    int ran;
 
-    for (int i = 1; i < argc; i++)
-        if (aesfast_kernel_by_name(argv[i]) == NULL) {
-            fprintf(stderr, "abi_test: no tier \"%s\" in this build\n", argv[i]);
-            return 1;
-        }
     if (!self_test()) {
         printf("abi_test: the checker itself is broken\n");
         printf("abi_test: %d passed, %d failed\n", passed, failed);
         return 1;
     }
-    for (const aesfast_kernel *const *p = aesfast_kernels; *p != NULL; p++) {
-        const aesfast_kernel *k = *p;
-        char why[160];
-        int named = argc < 2;
-
-        for (int i = 1; i < argc; i++)
-            named |= strcmp(argv[i], k->name) == 0;
-        if (!named)
-            continue;
-        if (!aesfast_kernel_usable(k, why, sizeof(why))) {
-            printf("abi_test: %-12s skipped (%s)\n", k->name, why);
-            continue;
-        }
-        test_tier(k);
-        ran++;
-    }
+    ran = tiers_run("abi_test", argc, argv, test_tier);
+    if (ran < 0)
+        return 1;
     if (ran == 0)
         printf("abi_test: no requested tier is usable on this CPU\n");
     printf("abi_test: %d passed, %d failed\n", passed, failed);

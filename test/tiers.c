@@ -1,0 +1,55 @@
+/*
+ * Shared by the kernel-level tests: see tiers.h.
+ *
+ * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "dispatch.h"
+#include "tiers.h"
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+uint64_t tiers_rng(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void tiers_fill(uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)tiers_rng();
+}
+
+int tiers_run(const char *prog, int argc, char **argv, void (*test)(const aesfast_kernel *k))
+{
+    int ran = 0;
+
+    for (int i = 1; i < argc; i++)
+        if (aesfast_kernel_by_name(argv[i]) == NULL) {
+            fprintf(stderr, "%s: no tier \"%s\" in this build\n", prog, argv[i]);
+            return -1;
+        }
+    for (const aesfast_kernel *const *p = aesfast_kernels; *p != NULL; p++) {
+        const aesfast_kernel *k = *p;
+        char why[160];
+        int named = argc < 2;
+
+        for (int i = 1; i < argc; i++)
+            named |= strcmp(argv[i], k->name) == 0;
+        if (!named)
+            continue;
+        if (!aesfast_kernel_usable(k, why, sizeof(why))) {
+            printf("%s: %-12s skipped (%s)\n", prog, k->name, why);
+            continue;
+        }
+        test(k);
+        ran++;
+    }
+    return ran;
+}
