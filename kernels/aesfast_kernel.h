@@ -16,11 +16,17 @@
  *                  at 2^32-block boundaries (see provider/ctr.c).
  *
  * Contracts common to all tiers:
+ *   - set_key takes keylen 16, 24 or 32 only; the provider refuses other lengths before calling
+ *     it (on any other length a kernel writes nothing, or wipes *key, but never overflows).
  *   - in and out may be equal (in-place) but must not otherwise overlap; no alignment is needed.
  *   - nblocks may be 0.
  *   - Nothing branches on, or indexes memory by, key or data bytes. Only the round count and the
  *     block count steer control flow.
  *   - Kernels do not write the counter back and keep no state between calls.
+ *   - Round keys and keystream may remain in caller-saved vector registers on return, as in
+ *     OpenSSL and the Linux kernel: registers are not memory the caller can wipe, and clearing
+ *     them on every small call costs more than it protects. What is in memory (aesfast_key, the
+ *     provider's buffers) is wiped by the provider.
  *
  * The layout of aesfast_key is part of the ABI: the assembly reads it through the AESFAST_KEY_*
  * offsets below, which provider/dispatch.c checks with _Static_assert. The struct is only

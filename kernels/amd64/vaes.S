@@ -9,16 +9,16 @@
  *   aesfast_vaes_avx2_ctr32_xor     AES (leaf 1 ECX[25]) && AVX (leaf 1 ECX[28]) && AVX2 (EBX[5])
  *                                   && VAES (ECX[9]) && XCR0[2:1] == 11b (SSE and AVX state).
  *   aesfast_vaes_avx512_ctr32_xor   all of the above && AVX512F (EBX[16]) && AVX512BW (EBX[30])
- *                                   && AVX512VL (EBX[31]) && XCR0[7:5] == 111b (opmask and
- *                                   ZMM state).
+ *                                   && XCR0[7:5] == 111b (opmask and ZMM state). The tier also
+ *                                   requires AVX512VL (EBX[31]), which the GCM code will use.
  *
  * Keys come from aesfast_aesni_set_key (kernels/amd64/aesni.S): the round keys are in FIPS-197
  * byte order, which is what (V)AESENC expects in memory.
  *
  * ABI: System V AMD64. Leaf functions, no stack frame, only caller-saved registers (rax, rcx,
  * rdx, rsi, rdi, r8, r9 and vector registers, all of which SysV makes caller-saved). Both end with
- * VZEROUPPER. The 512-bit variant leaves round keys in zmm17-31 on return, like the key itself
- * they are not cleared.
+ * VZEROUPPER. Round keys are left in vector registers on return (zmm17-31, or the low halves of
+ * ymm8/12/13/15): see the register policy in aesfast_kernel.h.
  *
  * Algorithm
  *   Each vector holds VL/16 counter blocks, one per 128-bit lane (VAESENC works lane by lane).

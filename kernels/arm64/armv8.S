@@ -9,9 +9,9 @@
  *   aesfast_armv8_encrypt_block  one block
  *   aesfast_armv8_ctr32_xor      out = in XOR AES(counter blocks), 8 blocks per loop iteration
  *
- * CPU features: AESE and AESMC only, i.e. FEAT_AES, which Linux reports as HWCAP_AES in
- * AT_HWCAP; the caller checks it before installing these functions. Nothing here uses PMULL.
- * The GCM code that will join this file will, so its dispatch will need HWCAP_AES && HWCAP_PMULL.
+ * CPU features: these functions use AESE and AESMC only, i.e. FEAT_AES (HWCAP_AES in AT_HWCAP).
+ * The "armv8" tier that installs them (provider/dispatch.c) also requires PMULL (HWCAP_PMULL),
+ * for the GCM code that will join this file, so that a tier name means one thing.
  *
  * ABI: AAPCS64, little-endian only. All three are leaf functions that never spill the link
  * register. Only the 8-block loop of ctr32_xor uses v8-v15, whose low halves (d8-d15) are
