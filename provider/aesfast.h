@@ -36,6 +36,7 @@ enum {
     AESFAST_R_BAD_PARAMETER_VALUE,
     AESFAST_R_KERNEL_UNKNOWN,
     AESFAST_R_KERNEL_UNAVAILABLE,
+    AESFAST_R_OUT_OF_MEMORY,
 };
 
 /* Stores the core's error functions; called once from OSSL_provider_init. */

@@ -28,8 +28,8 @@ typedef struct {
     uint8_t ctr[AESFAST_BLOCK]; /* counter block of the next keystream block ("updated-iv") */
     uint8_t ks[AESFAST_BLOCK];  /* keystream of the current partial block */
     unsigned int num;           /* bytes of ks already used, 0..15 */
-    unsigned int pad;           /* the "padding" parameter: stored, meaningless for CTR */
-    int key_set, iv_set, enc;
+    unsigned int pad;           /* the "padding" parameter: 0 or 1, stored, meaningless for CTR */
+    int key_set, iv_set;
 } ctr_ctx;
 
 /* Big-endian <-> host order for 64-bit words (an involution either way). */
@@ -60,14 +60,14 @@ static uint64_t load_be64(const uint8_t *p)
 static void ctr_add(uint8_t ctr[AESFAST_BLOCK], uint64_t n)
 {
     uint64_t hi = load_be64(ctr), lo = load_be64(ctr + 8);
-    typedef uint64_t u64x2 __attribute__((vector_size(16), aligned(1)));
+    typedef uint64_t u64x2 __attribute__((vector_size(16)));
     u64x2 v;
 
     lo += n;
     hi += lo < n;
     v[0] = be64(hi);
     v[1] = be64(lo);
-    *(u64x2 *)ctr = v;
+    memcpy(ctr, &v, sizeof(v)); /* one 16-byte store (movups / str q) */
 }
 
 /* Whole blocks: the kernel's 32-bit counter, with the carry into the upper 96 bits done here. */
@@ -110,11 +110,15 @@ static void *ctr_newctx(void *provctx, size_t keylen)
 {
     ctr_ctx *c = OPENSSL_zalloc(sizeof(*c));
 
-    if (c == NULL)
+    if (c == NULL) {
+        AESFAST_RAISE((const aesfast_prov *)provctx, AESFAST_R_OUT_OF_MEMORY,
+                      "AES-CTR context of %zu bytes", sizeof(*c));
         return NULL;
+    }
     c->prov = provctx;
     c->kernel = c->prov->kernel;
     c->keylen = keylen;
+    c->pad = 1; /* as in the default provider, though CTR never pads */
     return c;
 }
 
@@ -125,35 +129,43 @@ static void ctr_freectx(void *vctx)
 
 static void *ctr_dupctx(void *vctx)
 {
-    ctr_ctx *dup = OPENSSL_malloc(sizeof(ctr_ctx));
+    const ctr_ctx *c = vctx;
+    ctr_ctx *dup = OPENSSL_malloc(sizeof(*dup));
 
-    if (dup != NULL)
-        memcpy(dup, vctx, sizeof(ctr_ctx));
+    if (dup == NULL) {
+        AESFAST_RAISE(c->prov, AESFAST_R_OUT_OF_MEMORY, "AES-CTR context of %zu bytes",
+                      sizeof(*dup));
+        return NULL;
+    }
+    memcpy(dup, c, sizeof(*dup));
     return dup;
 }
 
 static int ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
 
-static int ctr_init(ctr_ctx *c, const unsigned char *key, size_t keylen, const unsigned char *iv,
-                    size_t ivlen, const OSSL_PARAM params[], int enc)
+/* Encryption and decryption are the same operation in CTR, so both inits come here. */
+static int ctr_init(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
+                    size_t ivlen, const OSSL_PARAM params[])
 {
-    c->enc = enc;
+    ctr_ctx *c = vctx;
+
+    /* Everything is checked before anything changes: a refused init leaves the stream as it was. */
+    if (key != NULL && keylen != c->keylen) {
+        AESFAST_RAISE(c->prov, AESFAST_R_INVALID_KEY_LENGTH,
+                      "AES-%zu-CTR takes a %zu-byte key, not %zu", c->keylen * 8, c->keylen,
+                      keylen);
+        return 0;
+    }
+    if (iv != NULL && ivlen != AESFAST_BLOCK) {
+        AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH, "AES-CTR takes a 16-byte IV, not %zu",
+                      ivlen);
+        return 0;
+    }
     if (key != NULL) {
-        if (keylen != c->keylen) {
-            AESFAST_RAISE(c->prov, AESFAST_R_INVALID_KEY_LENGTH,
-                          "AES-%zu-CTR takes a %zu-byte key, not %zu", c->keylen * 8, c->keylen,
-                          keylen);
-            return 0;
-        }
         c->kernel->set_key(&c->key, key, keylen);
         c->key_set = 1;
     }
     if (iv != NULL) {
-        if (ivlen != AESFAST_BLOCK) {
-            AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH,
-                          "AES-CTR takes a 16-byte IV, not %zu", ivlen);
-            return 0;
-        }
         memcpy(c->iv, iv, AESFAST_BLOCK);
         memcpy(c->ctr, iv, AESFAST_BLOCK);
         c->iv_set = 1;
@@ -162,18 +174,6 @@ static int ctr_init(ctr_ctx *c, const unsigned char *key, size_t keylen, const u
     c->num = 0;
     OPENSSL_cleanse(c->ks, sizeof(c->ks));
     return ctr_set_ctx_params(c, params);
-}
-
-static int ctr_einit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-                     size_t ivlen, const OSSL_PARAM params[])
-{
-    return ctr_init(vctx, key, keylen, iv, ivlen, params, 1);
-}
-
-static int ctr_dinit(void *vctx, const unsigned char *key, size_t keylen, const unsigned char *iv,
-                     size_t ivlen, const OSSL_PARAM params[])
-{
-    return ctr_init(vctx, key, keylen, iv, ivlen, params, 0);
 }
 
 static int ctr_ready(const ctr_ctx *c)
@@ -200,13 +200,15 @@ static int ctr_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
         *outl = 0;
         return 1;
     }
-    if (outsize < inl) {
+    if (outsize < inl || out == NULL || in == NULL) {
         AESFAST_RAISE(c->prov, AESFAST_R_OUTPUT_BUFFER_TOO_SMALL,
-                      "%zu bytes in, room for %zu out", inl, outsize);
+                      "%zu bytes in, room for %zu out%s", inl, out == NULL ? 0 : outsize,
+                      in == NULL ? " (no input buffer)" : "");
         return 0;
     }
     /* In place (out == in) is fine; any other overlap would read already-written output. */
-    if (out != in && out < in + inl && in < out + inl) {
+    uintptr_t o = (uintptr_t)out, i = (uintptr_t)in;
+    if (o != i && o < i + inl && i < o + inl) {
         AESFAST_RAISE(c->prov, AESFAST_R_PARTIALLY_OVERLAPPING, "out=%p in=%p len=%zu",
                       (void *)out, (const void *)in, inl);
         return 0;
@@ -333,10 +335,11 @@ static const OSSL_PARAM *ctr_gettable_ctx_params(void *cctx, void *provctx)
 }
 
 /*
- * Settable: "padding" (EVP_CIPHER_CTX_set_padding sends it to every cipher; CTR ignores it),
- * "keylen" and "ivlen" (accepted only at their one valid value), and "num" (repositions within
- * the current keystream block, as in the default provider). Anything else is refused by name,
- * so a misspelt or misdirected parameter is not silently dropped.
+ * Settable, as in the default provider's CTR: "padding" (EVP_CIPHER_CTX_set_padding sends it to
+ * every cipher; stored as 0/1, never used), "num" (only 0: with a block size of 1 nothing else is
+ * a valid position), and "use-bits", "tls-version", "tls-mac-size" (accepted, meaningless for
+ * CTR). "keylen" and "ivlen" are accepted only at their one valid value. Anything else is
+ * refused by name, so a misspelt or misdirected parameter is not silently dropped.
  */
 static int ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
@@ -349,7 +352,7 @@ static int ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         if (strcmp(p->key, OSSL_CIPHER_PARAM_PADDING) == 0) {
             if (!OSSL_PARAM_get_uint(p, &u))
                 goto bad_value;
-            c->pad = u;
+            c->pad = u != 0;
         } else if (strcmp(p->key, OSSL_CIPHER_PARAM_KEYLEN) == 0) {
             if (!OSSL_PARAM_get_size_t(p, &sz))
                 goto bad_value;
@@ -370,12 +373,19 @@ static int ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[])
         } else if (strcmp(p->key, OSSL_CIPHER_PARAM_NUM) == 0) {
             if (!OSSL_PARAM_get_uint(p, &u))
                 goto bad_value;
-            if (u >= AESFAST_BLOCK) {
+            if (u != 0) {
                 AESFAST_RAISE(c->prov, AESFAST_R_BAD_PARAMETER_VALUE,
-                              "num must be below 16, not %u", u);
+                              "num must be 0 for a cipher of block size 1, not %u", u);
                 return 0;
             }
-            c->num = u;
+            c->num = 0; /* the rest of the current keystream block is skipped */
+        } else if (strcmp(p->key, OSSL_CIPHER_PARAM_USE_BITS) == 0
+                   || strcmp(p->key, OSSL_CIPHER_PARAM_TLS_VERSION) == 0) {
+            if (!OSSL_PARAM_get_uint(p, &u))
+                goto bad_value;
+        } else if (strcmp(p->key, OSSL_CIPHER_PARAM_TLS_MAC_SIZE) == 0) {
+            if (!OSSL_PARAM_get_size_t(p, &sz))
+                goto bad_value;
         } else {
             AESFAST_RAISE(c->prov, AESFAST_R_UNSUPPORTED_PARAMETER,
                           "AES-CTR has no settable parameter \"%s\"", p->key);
@@ -397,6 +407,9 @@ static const OSSL_PARAM *ctr_settable_ctx_params(void *cctx, void *provctx)
         OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
         OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
         OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_USE_BITS, NULL),
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, NULL),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, NULL),
         OSSL_PARAM_END,
     };
 
@@ -418,8 +431,8 @@ static const OSSL_PARAM *ctr_settable_ctx_params(void *cctx, void *provctx)
         {OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))ctr##bits##_newctx},                         \
         {OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))ctr_freectx},                               \
         {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))ctr_dupctx},                                 \
-        {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))ctr_einit},                            \
-        {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))ctr_dinit},                            \
+        {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))ctr_init},                             \
+        {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))ctr_init},                             \
         {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))ctr_update},                                 \
         {OSSL_FUNC_CIPHER_FINAL, (void (*)(void))ctr_final},                                   \
         {OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))ctr_cipher},                                 \

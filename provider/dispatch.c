@@ -163,17 +163,7 @@ static const tier tier_armv8 = {
 };
 #endif
 
-static const tier *const tiers[] = {
-#if defined(__x86_64__) && defined(AESFAST_ASM)
-    &tier_vaes_avx512, &tier_vaes_avx2, &tier_aesni,
-#endif
-#if defined(__aarch64__) && defined(AESFAST_ASM)
-    &tier_armv8,
-#endif
-    &tier_generic,
-};
-#define NTIERS (sizeof(tiers) / sizeof(tiers[0]))
-
+/* Best first. Each entry points at a tier's first member, its kernel table (see tier_of). */
 const aesfast_kernel *const aesfast_kernels[] = {
 #if defined(__x86_64__) && defined(AESFAST_ASM)
     &tier_vaes_avx512.k, &tier_vaes_avx2.k, &tier_aesni.k,
@@ -184,19 +174,21 @@ const aesfast_kernel *const aesfast_kernels[] = {
     &tier_generic.k, NULL,
 };
 
+/* The tier whose kernel table k is, or NULL for a table not in aesfast_kernels. */
 static const tier *tier_of(const aesfast_kernel *k)
 {
-    for (size_t i = 0; i < NTIERS; i++)
-        if (&tiers[i]->k == k)
-            return tiers[i];
+    _Static_assert(offsetof(tier, k) == 0, "a tier starts with its kernel table");
+    for (const aesfast_kernel *const *p = aesfast_kernels; *p != NULL; p++)
+        if (*p == k)
+            return (const tier *)k;
     return NULL;
 }
 
 const aesfast_kernel *aesfast_kernel_by_name(const char *name)
 {
-    for (size_t i = 0; i < NTIERS; i++)
-        if (strcmp(tiers[i]->k.name, name) == 0)
-            return &tiers[i]->k;
+    for (const aesfast_kernel *const *p = aesfast_kernels; *p != NULL; p++)
+        if (strcmp((*p)->name, name) == 0)
+            return *p;
     return NULL;
 }
 
@@ -230,9 +222,9 @@ int aesfast_kernel_usable(const aesfast_kernel *k, char *why, size_t whylen)
 
 const aesfast_kernel *aesfast_kernel_best(void)
 {
-    for (size_t i = 0; i < NTIERS; i++)
-        if (aesfast_kernel_usable(&tiers[i]->k, NULL, 0))
-            return &tiers[i]->k;
+    for (const aesfast_kernel *const *p = aesfast_kernels; *p != NULL; p++)
+        if (aesfast_kernel_usable(*p, NULL, 0))
+            return *p;
     return &tier_generic.k; /* never reached: generic needs nothing */
 }
 

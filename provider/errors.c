@@ -18,9 +18,15 @@ static OSSL_FUNC_core_new_error_fn *core_new_error;
 static OSSL_FUNC_core_set_error_debug_fn *core_set_error_debug;
 static OSSL_FUNC_core_vset_error_fn *core_vset_error;
 
+/* Written once, by the first instance's init; every instance gets the same core functions. */
+static pthread_mutex_t core_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void aesfast_errors_init(const OSSL_DISPATCH *in)
 {
-    for (; in->function_id != 0; in++) {
+    static int captured;
+
+    pthread_mutex_lock(&core_lock);
+    for (; !captured && in->function_id != 0; in++) {
         switch (in->function_id) {
         case OSSL_FUNC_CORE_NEW_ERROR:
             core_new_error = OSSL_FUNC_core_new_error(in);
@@ -35,6 +41,8 @@ void aesfast_errors_init(const OSSL_DISPATCH *in)
             break;
         }
     }
+    captured = 1;
+    pthread_mutex_unlock(&core_lock);
 }
 
 static const OSSL_ITEM reason_strings[] = {
@@ -48,6 +56,7 @@ static const OSSL_ITEM reason_strings[] = {
     {AESFAST_R_BAD_PARAMETER_VALUE, "bad parameter value"},
     {AESFAST_R_KERNEL_UNKNOWN, "unknown kernel"},
     {AESFAST_R_KERNEL_UNAVAILABLE, "kernel not available on this cpu"},
+    {AESFAST_R_OUT_OF_MEMORY, "out of memory"},
     {0, NULL},
 };
 
@@ -113,6 +122,6 @@ void aesfast_debug(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
-    /* One fputs per line, so lines from concurrent threads do not interleave. */
+    /* One write per line, so lines from concurrent threads do not interleave. */
     fprintf(stderr, "aesfast: %s\n", line);
 }

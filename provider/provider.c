@@ -48,24 +48,29 @@ static const OSSL_PARAM *gettable_params(void *provctx)
 static int get_params(void *provctx, OSSL_PARAM params[])
 {
     const aesfast_prov *prov = provctx;
+    const struct {
+        const char *key, *value;
+    } strings[] = {
+        {OSSL_PROV_PARAM_NAME, "aesfast"},
+        {OSSL_PROV_PARAM_VERSION, AESFAST_VERSION},
+        {OSSL_PROV_PARAM_BUILDINFO, AESFAST_BUILDINFO},
+        {PARAM_KERNEL, prov->kernel->name},
+    };
     OSSL_PARAM *p;
 
-    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != NULL
-        && !OSSL_PARAM_set_utf8_ptr(p, "aesfast"))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_VERSION)) != NULL
-        && !OSSL_PARAM_set_utf8_ptr(p, AESFAST_VERSION))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) != NULL
-        && !OSSL_PARAM_set_utf8_ptr(p, AESFAST_BUILDINFO))
-        return 0;
+    for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
+        if ((p = OSSL_PARAM_locate(params, strings[i].key)) != NULL
+            && !OSSL_PARAM_set_utf8_ptr(p, strings[i].value))
+            goto cannot_return;
     if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != NULL
         && !OSSL_PARAM_set_int(p, 1))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, PARAM_KERNEL)) != NULL
-        && !OSSL_PARAM_set_utf8_ptr(p, prov->kernel->name))
-        return 0;
+        goto cannot_return;
     return 1;
+
+cannot_return:
+    AESFAST_RAISE(prov, AESFAST_R_BAD_PARAMETER_VALUE,
+                  "cannot return provider parameter \"%s\" in the type given", p->key);
+    return 0;
 }
 
 static const OSSL_ALGORITHM *query_operation(void *provctx, int operation_id, int *no_cache)
@@ -177,8 +182,11 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     const aesfast_kernel *k = choose_kernel(handle, cnf_kernel);
     if (k == NULL)
         return 0;
-    if ((prov = OPENSSL_zalloc(sizeof(*prov))) == NULL)
+    if ((prov = OPENSSL_zalloc(sizeof(*prov))) == NULL) {
+        aesfast_raise_handle(handle, OPENSSL_FILE, OPENSSL_LINE, OPENSSL_FUNC,
+                             AESFAST_R_OUT_OF_MEMORY, "provider context");
         return 0;
+    }
     prov->handle = handle;
     prov->kernel = k;
     *provctx = prov;

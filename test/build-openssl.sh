@@ -14,7 +14,7 @@ set -euo pipefail
 
 exec 3>&1 1>&2            # fd 3 = the real stdout, for the one path we print
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-cache=${AESFAST_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/aesfast}
+cache=${AESFAST_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}/.cache}/aesfast}
 want=${AESFAST_OPENSSL_VERSION:-}
 stamp=.aesfast-built
 mkdir -p "$cache"

@@ -55,6 +55,14 @@ if [ $want_src -eq 1 ] && ! apt-cache showsrc openssl 2>/dev/null | grep -q '^Ve
     awk 'BEGIN{RS=""; ORS="\n\n"} NR==1{print; exit}' "$src" \
       | sed -e 's/^Types:.*/Types: deb-src/' -e 's/^Suites:.*/Suites: bookworm trixie/' \
       | $SUDO tee "$out" >/dev/null
+  elif [ ! -f "$out" ] && [ -f /etc/apt/sources.list ]; then
+    # One-line format (machines installed from the ISO): the URI of the first main-archive line.
+    uri=$(awk '$1 == "deb" && $0 !~ /security/ { for (i = 2; i <= NF; i++)
+             if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' /etc/apt/sources.list)
+    if [ -n "$uri" ]; then
+      printf 'Types: deb-src\nURIs: %s\nSuites: bookworm trixie\nComponents: main\nSigned-By: %s\n' \
+        "$uri" /usr/share/keyrings/debian-archive-keyring.gpg | $SUDO tee "$out" >/dev/null
+    fi
   fi
   updated=0
   apt_update

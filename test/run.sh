@@ -37,14 +37,14 @@ fi
 werror=()
 [ "${CI:-}" = true ] && werror=(--werror)
 
-setup() { # setup BUILDDIR [MESON_ARGS...]
+setup() { # setup BUILDDIR [MESON_ARGS...]; a failure is reported, and counted by run_suite
   local dir=$1
   shift
   if [ -f "$dir/build.ninja" ]; then
-    meson setup --reconfigure "$dir" "$@" >/dev/null
+    meson setup --reconfigure "$dir" "$@" >/dev/null || meson setup --reconfigure "$dir" "$@"
   else
-    meson setup "$dir" "$@" >/dev/null
-  fi
+    meson setup "$dir" "$@" >/dev/null || meson setup --wipe "$dir" "$@"
+  fi || echo "test/run.sh: meson setup failed in $dir" >&2
 }
 
 status=0
@@ -54,7 +54,7 @@ run_suite() { # run_suite BUILDDIR: build, then meson test; remembers the log fo
   shift
   logs+=("$dir/meson-logs/testlog.json") # a build that fails leaves none: counted as a failure
   rm -f "$dir/meson-logs/testlog.json"
-  ninja -C "$dir" >/dev/null || { echo "test/run.sh: build failed in $dir" >&2; ninja -C "$dir"; status=1; return; }
+  ninja -C "$dir" >/dev/null || { echo "test/run.sh: build failed in $dir" >&2; ninja -C "$dir" || true; status=1; return; }
   meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" || status=1
 }
 
