@@ -4,7 +4,12 @@
  *   - set_key's round keys equal the portable tier's, and encrypt_block matches AES-ECB;
  *   - ctr32_xor matches ECB on explicitly built counter blocks, including a low word that wraps
  *     from 0xffffffff to 0 without a carry into byte 11, for 0..300 blocks and a few large counts,
- *     in place and at every misalignment, without writing a byte outside the output.
+ *     in place and at every misalignment, without writing a byte outside the output;
+ *   - ctr32_xor touches no byte outside its arguments: for 0..64 blocks and a few large counts,
+ *     the input, the output, the in-place buffer and the counter block each end flush against a
+ *     PROT_NONE page (and, in a second pass, start right after one), and the key starts right
+ *     after one. A kernel that reads or writes one byte too far dies of SIGSEGV; a handler names
+ *     the case and the buffer before the test exits 1.
  *
  *   kernel_test [TIER...]     (no TIER: every tier; a named tier the CPU lacks is skipped)
  *   kernel_test --usable TIER exit 0 if this CPU runs TIER, 77 if not (test/with-tier.sh uses it)
@@ -15,6 +20,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -145,6 +154,147 @@ static void test_ctr32_case(const aesfast_kernel *k, size_t keylen, size_t n, in
     free(want);
 }
 
+/*
+ * Guard pages. The GUARD bytes above live in the same malloc block as the buffer, so an
+ * over-read of the input, counter or key goes unnoticed there. Here every buffer gets pages of
+ * its own between two PROT_NONE pages, and sits flush against the end of the accessible range
+ * (catching accesses past it) or flush against its start (catching accesses before it).
+ */
+typedef struct guarded {
+    uint8_t *map;  /* the whole mapping: PROT_NONE page, accessible pages, PROT_NONE page */
+    size_t maplen;
+    uint8_t *lo, *hi; /* the accessible range */
+    uint8_t *p;       /* the buffer: [p, p + len) */
+} guarded;
+
+static size_t page_size(void)
+{
+    static size_t page;
+
+    if (page == 0)
+        page = (size_t)sysconf(_SC_PAGESIZE);
+    return page;
+}
+
+static void guarded_alloc(guarded *g, size_t len, int at_end)
+{
+    size_t page = page_size(), body = (len + page - 1) / page * page;
+
+    g->maplen = body + 2 * page;
+    g->map = mmap(NULL, g->maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (g->map == MAP_FAILED || mprotect(g->map, page, PROT_NONE) != 0
+        || mprotect(g->map + page + body, page, PROT_NONE) != 0) {
+        perror("kernel_test: mmap/mprotect");
+        exit(1);
+    }
+    g->lo = g->map + page;
+    g->hi = g->lo + body;
+    g->p = at_end ? g->hi - len : g->lo;
+    memset(g->lo, 0xa5, body);
+}
+
+/* The accessible bytes outside [p, p + len) still hold the fill of guarded_alloc. */
+static int guarded_untouched(const guarded *g, size_t len)
+{
+    for (const uint8_t *q = g->lo; q < g->hi; q++)
+        if ((q < g->p || q >= g->p + len) && *q != 0xa5)
+            return 0;
+    return 1;
+}
+
+static void guarded_free(guarded *g)
+{
+    munmap(g->map, g->maplen);
+}
+
+/* What the SIGSEGV handler reports: the case being run and where each buffer is. */
+static char guard_case[200];
+static struct {
+    const char *name;
+    const guarded *g;
+} guard_bufs[4];
+
+static void guard_watch(size_t i, const char *name, const guarded *g)
+{
+    guard_bufs[i].name = name;
+    guard_bufs[i].g = g;
+}
+
+static void write_str(const char *s)
+{
+    ssize_t r = write(2, s, strlen(s));
+    (void)r;
+}
+
+static void guard_fault(int sig, siginfo_t *si, void *uc)
+{
+    const uint8_t *a = si->si_addr;
+
+    (void)uc;
+    write_str("FAIL: ctr32_xor touched a guard page (");
+    write_str(sig == SIGSEGV ? "SIGSEGV" : "SIGBUS");
+    write_str(") in ");
+    write_str(guard_case);
+    for (size_t i = 0; i < sizeof(guard_bufs) / sizeof(guard_bufs[0]); i++) {
+        const guarded *g = guard_bufs[i].g;
+        if (g != NULL && a >= g->map && a < g->lo) {
+            write_str(": before the ");
+            write_str(guard_bufs[i].name);
+        } else if (g != NULL && a >= g->hi && a < g->map + g->maplen) {
+            write_str(": after the ");
+            write_str(guard_bufs[i].name);
+        }
+    }
+    write_str("\n");
+    _exit(1);
+}
+
+static void test_ctr32_guarded(const aesfast_kernel *k, size_t keylen, size_t n, int at_end)
+{
+    size_t len = n * 16;
+    uint8_t raw[32], ctr_copy[16];
+    guarded key, ctr, in, out, inplace;
+    uint8_t *want = malloc(len + 16);
+
+    guarded_alloc(&key, sizeof(aesfast_key), 0); /* the byte before rk[0] is PROT_NONE */
+    guarded_alloc(&ctr, 16, at_end);
+    guarded_alloc(&in, len, at_end);
+    guarded_alloc(&out, len, at_end);
+    guarded_alloc(&inplace, len, at_end);
+    tiers_fill(raw, keylen);
+    tiers_fill(ctr.p, 16);
+    tiers_fill(in.p, len);
+    memcpy(inplace.p, in.p, len);
+    memcpy(ctr_copy, ctr.p, 16);
+    k->set_key((aesfast_key *)key.p, raw, keylen);
+    ctr32_reference(raw, keylen, ctr.p, in.p, want, n);
+
+    snprintf(guard_case, sizeof(guard_case), "%s, %zu-byte key, %zu blocks, buffers %s",
+             k->name, keylen, n, at_end ? "ending at a guard page" : "starting after one");
+    guard_watch(0, "key", &key);
+    guard_watch(1, "counter block", &ctr);
+    guard_watch(2, "input", &in);
+    guard_watch(3, "output", &out);
+    k->ctr32_xor((const aesfast_key *)key.p, ctr.p, in.p, out.p, n);
+    CHECK(memcmp(out.p, want, len) == 0 && guarded_untouched(&out, len),
+          "guarded ctr32_xor: wrong output or a write outside it: %s", guard_case);
+    guard_watch(2, "in-place buffer", &inplace);
+    guard_watch(3, NULL, NULL);
+    k->ctr32_xor((const aesfast_key *)key.p, ctr.p, inplace.p, inplace.p, n);
+    CHECK(memcmp(inplace.p, want, len) == 0 && guarded_untouched(&inplace, len),
+          "guarded in-place ctr32_xor: wrong output or a write outside it: %s", guard_case);
+    CHECK(memcmp(ctr.p, ctr_copy, 16) == 0, "guarded ctr32_xor changed the counter: %s",
+          guard_case);
+    memset(guard_bufs, 0, sizeof(guard_bufs));
+
+    guarded_free(&key);
+    guarded_free(&ctr);
+    guarded_free(&in);
+    guarded_free(&out);
+    guarded_free(&inplace);
+    free(want);
+}
+
 static void test_tier(const aesfast_kernel *k)
 {
     static const size_t keylens[] = {16, 24, 32};
@@ -158,6 +308,12 @@ static void test_tier(const aesfast_kernel *k)
             test_ctr32_case(k, kl, n, n % 3 == 0, n % 16, n % 5 == 0);
         for (size_t j = 0; j < sizeof(large) / sizeof(large[0]); j++)
             test_ctr32_case(k, kl, large[j], (int)j % 2, j, (int)j % 2);
+        for (int at_end = 1; at_end >= 0; at_end--) {
+            for (size_t n = 0; n <= 64; n++)
+                test_ctr32_guarded(k, kl, n, at_end);
+            for (size_t j = 0; j < sizeof(large) / sizeof(large[0]); j++)
+                test_ctr32_guarded(k, kl, large[j], at_end);
+        }
     }
     printf("kernel_test: %-12s %s (%d checks)\n", k->name,
            failures == before ? "ok" : "FAILED", checks - checks_before);
@@ -174,6 +330,14 @@ int main(int argc, char **argv)
         printf("tier %s: %s\n", argv[2], why);
         return 77;
     }
+
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = guard_fault;
+    sa.sa_flags = SA_SIGINFO;
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
 
     int ran = tiers_run("kernel_test", argc, argv, test_tier);
 

@@ -25,12 +25,21 @@ done
 deps=()
 [ $arm64 -eq 1 ] && deps+=(--arm64)
 [ $openssl35 -eq 1 ] && deps+=(--src)
-test/install-deps.sh "${deps[@]}"
+if ! test/install-deps.sh "${deps[@]}"; then
+  echo "test/run.sh: installing the dependencies failed" >&2
+  echo "0 passed, 1 failed, 0 skipped"
+  exit 1
+fi
 
 tree=
+setup_failures=0 # steps that failed before any test ran; each counts as one failed test
 if [ $openssl35 -eq 1 ]; then
-  tree=$(test/build-openssl.sh)
-  echo "test/run.sh: OpenSSL 3.5 tree: $tree"
+  if tree=$(test/build-openssl.sh); then
+    echo "test/run.sh: OpenSSL 3.5 tree: $tree"
+  else
+    echo "test/run.sh: building OpenSSL 3.5 failed: its tests are not run" >&2
+    tree= setup_failures=$((setup_failures + 1))
+  fi
 fi
 
 # CI builds with -Werror; a developer gets warnings as warnings.
@@ -67,10 +76,11 @@ if [ $arm64 -eq 1 ]; then
 fi
 
 # One summary over every build, from Meson's machine-readable logs.
-python3 - "${logs[@]}" <<'PY' || status=1
+python3 - "$setup_failures" "${logs[@]}" <<'PY' || status=1
 import json, sys
-passed = failed = skipped = 0
-for path in sys.argv[1:]:
+passed = skipped = 0
+failed = int(sys.argv[1])
+for path in sys.argv[2:]:
     try:
         lines = open(path).read().splitlines()
     except OSError:
