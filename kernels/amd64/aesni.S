@@ -24,8 +24,11 @@
  *   are in flight per iteration: AESENC's latency (3-4 cycles) times its throughput (2 per
  *   cycle). The input XOR is folded into the last round: AESENCLAST(s, k ^ in) =
  *   AESENCLAST(s, k) ^ in.
- *   The 0..7 blocks left after the main loop take one 4-block (1..4 left) or 8-block (5..7)
- *   AES pass; its keystream is then XORed into 4, 2 and 1 blocks as needed.
+ *   The 0..7 blocks left after the main loop are done as a group of 4, of 2 and of 1. The groups
+ *   share no data, so an out-of-order core runs their rounds side by side: 7 blocks take about
+ *   one AES latency, not three. A single 4- or 8-block pass for the tail (armv8.S's choice) was
+ *   tried and measured slower here for 1..6 blocks, since it spends AESENC throughput on up to
+ *   three blocks that are thrown away.
  *
  *   Round keys: the last six live in registers, the others are loaded once per round for all the
  *   blocks in flight. They are addressed from the end of the schedule (RKEND = rk + 16 * rounds),
@@ -230,11 +233,11 @@ AESFAST_END(aesfast_aesni_set_key)
 .endr
 .endm
 
-/* One AES round with round key \key on blocks X0..X(\n-1) (\op aesenclast: the last round). */
-.macro _aesenc_n key, n, op=aesenc
+/* One AES round with round key \key on blocks X0..X(\n-1). */
+.macro _aesenc_n key, n
 .irp i, 0,1,2,3,4,5,6,7
 .if \i < \n
-        \op            \key, X\i
+        aesenc          \key, X\i
 .endif
 .endr
 .endm
@@ -279,8 +282,8 @@ AESFAST_END(aesfast_aesni_set_key)
         pinsrd          $3, TW, \x              /* SSE4.1 */
 .endm
 
-/* X0..X(n-1) = counter blocks CTRW .. CTRW+n-1 through every round but the last; CTRW += n. */
-.macro _ctr_rounds_n n
+/* out[0..n-1] = in[0..n-1] ^ AES(counter blocks); advances CTRW, IN and OUT by n blocks. */
+.macro _ctr_xor_n n
 .irp i, 0,1,2,3,4,5,6,7
 .if \i < \n
         _ctr_block      X\i, \i
@@ -288,31 +291,12 @@ AESFAST_END(aesfast_aesni_set_key)
 .endr
         add             $\n, CTRWD
         _aes_middle_rounds \n
-.endm
-
-/* out[0..n-1] = in[0..n-1] ^ AES(counter blocks); advances CTRW, IN and OUT by n blocks. */
-.macro _ctr_xor_n n
-        _ctr_rounds_n   \n
 .irp i, 0,1,2,3,4,5,6,7
 .if \i < \n
         movdqu          16*\i(IN), RKT
         pxor            RKLAST, RKT             /* last round key ^ input ... */
         aesenclast      RKT, X\i                /* ... so the last round does the XOR too */
         movdqu          X\i, 16*\i(OUT)
-.endif
-.endr
-        add             $16*\n, IN
-        add             $16*\n, OUT
-.endm
-
-/* out[0..n-1] = in[0..n-1] ^ X0..X(n-1), the keystream the tail made; advances IN and OUT. Each
- * block is loaded before it is stored, so in == out works. */
-.macro _xor_keystream_n n
-.irp i, 0,1,2,3
-.if \i < \n
-        movdqu          16*\i(IN), RKT
-        pxor            X\i, RKT
-        movdqu          RKT, 16*\i(OUT)
 .endif
 .endr
         add             $16*\n, IN
@@ -359,38 +343,18 @@ AESFAST_FUNC(aesfast_aesni_ctr32_xor)
         jae             .Lctr_loop
 
 .Lctr_tail:
-        /* NBLOCKS = blocks left - 8, so its low 3 bits are the blocks left (0..7). 1..4 blocks
-         * take one 4-block AES pass, 5..7 one 8-block pass, so the tail is a single chain of
-         * AES rounds. The spare keystream blocks are dropped: the input is XORed in afterwards,
-         * 4, 2 and 1 blocks at a time, so no byte past in or out is touched. */
-        and             $7, NBLOCKS
-        jz              .Lctr_ret
-        cmp             $4, NBLOCKSB
-        ja              .Lctr_tail8
-        _ctr_rounds_n   4
-        _aesenc_n       RKLAST, 4, aesenclast
-        jmp             .Lctr_tail_xor
-.Lctr_tail8:
-        _ctr_rounds_n   8
-        _aesenc_n       RKLAST, 8, aesenclast
-.Lctr_tail_xor:
+        /* NBLOCKS = blocks left - 8, so its low 3 bits are the blocks left (0..7). */
         test            $4, NBLOCKSB
-        jz              .Lctr_tail_xor2
-        _xor_keystream_n 4
-        movdqa          X4, X0                  /* the next unused keystream blocks to X0.. */
-        movdqa          X5, X1
-        movdqa          X6, X2
-        movdqa          X7, X3
-.Lctr_tail_xor2:
+        jz              .Lctr_tail2
+        _ctr_xor_n      4
+.Lctr_tail2:
         test            $2, NBLOCKSB
-        jz              .Lctr_tail_xor1
-        _xor_keystream_n 2
-        movdqa          X2, X0
-        movdqa          X3, X1
-.Lctr_tail_xor1:
+        jz              .Lctr_tail1
+        _ctr_xor_n      2
+.Lctr_tail1:
         test            $1, NBLOCKSB
         jz              .Lctr_ret
-        _xor_keystream_n 1
+        _ctr_xor_n      1
 .Lctr_ret:
         ret
 AESFAST_END(aesfast_aesni_ctr32_xor)
