@@ -13,7 +13,8 @@
  *   - a length: mostly 0..1 KiB, some up to 64 KiB, and every 10000th case 1..4 MiB.
  * The default provider encrypts the plaintext in one call; that is the reference. The provider
  * under test then encrypts the plaintext and decrypts the reference ciphertext, each stream with
- * its own random choices: how the context is initialised (and whether it is a reused one), update
+ * its own random choices: how the context is initialised (and whether it is a reused one: then
+ * half the time re-keyed in place, so that the provider's own context is reused), update
  * chunk sizes (0, 1, 15, 16, 17, random, so partial blocks carry over), in-place or not, buffer
  * offsets 0..15, sometimes an EVP_CIPHER_CTX_copy mid-stream (going on with the copy, and
  * sometimes finishing the original too), sometimes a re-init with a new IV and no key
@@ -52,7 +53,10 @@ struct harness {
     uint64_t seed;
     unsigned failures;
     /* Coverage counters, printed at the end so a run shows what it exercised. */
-    uint64_t bytes, cases, wrap_ivs, big, copies, duals, reinits, reused, inplace;
+    uint64_t bytes, cases, wrap_ivs, big, copies, duals, reinits, inplace;
+    /* Reused EVP_CIPHER_CTXs: re-initialised without naming the cipher, so the provider context
+     * itself is reused (same), or with another key size's cipher, so it is recreated (other). */
+    uint64_t reused_same, reused_other;
 };
 
 /* One case: everything drawn from (seed, index). */
@@ -243,17 +247,43 @@ static int init_ctx(struct harness *h, struct tcase *c, EVP_CIPHER_CTX *ctx, int
     }
 }
 
-/* Leave a reused context in an unrelated state first: another key size, direction and a
- * partial block pending, so that re-initialising it has something to clear. */
-static void dirty_ctx(struct harness *h, struct tcase *c, EVP_CIPHER_CTX *ctx, int enc,
+/*
+ * Initialise a reused ctx for case c without naming the cipher: libcrypto then keeps the
+ * provider's context (naming any cipher, even the same one, makes EVP_CipherInit reset the
+ * EVP_CIPHER_CTX, freeing it), so the provider must itself clear the old stream. Three ways, as
+ * in init_ctx: key and IV at once, key then IV, IV then key.
+ */
+static int reinit_ctx(struct tcase *c, EVP_CIPHER_CTX *ctx, int enc, int style)
+{
+    switch (style) {
+    case 0:
+        return EVP_CipherInit_ex2(ctx, NULL, c->key, c->iv, enc, NULL);
+    case 1:
+        return EVP_CipherInit_ex(ctx, NULL, NULL, c->key, NULL, enc)
+               && EVP_CipherInit_ex(ctx, NULL, NULL, NULL, c->iv, -1);
+    default:
+        return EVP_CipherInit_ex(ctx, NULL, NULL, NULL, c->iv, enc)
+               && EVP_CipherInit_ex(ctx, NULL, NULL, c->key, NULL, -1);
+    }
+}
+
+/*
+ * Leave a reused context in an unrelated state first: a random key and IV, the other direction
+ * and a partial block pending (5 bytes into a keystream block), so that re-initialising it has
+ * something to clear. With same, the case's own cipher (the caller then re-inits without naming
+ * a cipher, so the provider context itself is reused); otherwise another key size (the caller's
+ * init names the cipher, and libcrypto frees the provider context and makes a new one).
+ */
+static void dirty_ctx(struct harness *h, struct tcase *c, EVP_CIPHER_CTX *ctx, int enc, int same,
                       tu_rng *r)
 {
     uint8_t junk[32 + 16 + 5];
-    int other = (c->ks + 1 + (int)tu_rng_below(r, 2)) % 3, outl;
+    int ks = same ? c->ks : (c->ks + 1 + (int)tu_rng_below(r, 2)) % 3, outl;
 
     tu_rng_fill(r, junk, sizeof(junk));
-    if (!EVP_CipherInit_ex(ctx, h->test[other], NULL, junk, junk + 32, !enc)
-        || !EVP_CipherUpdate(ctx, junk, &outl, junk, 5))
+    if (!EVP_CipherInit_ex(ctx, h->test[ks], NULL, junk, junk + 32, !enc)
+        || !EVP_CipherUpdate(ctx, junk, &outl, junk, 5) || outl != 5
+        || EVP_CIPHER_CTX_get_num(ctx) != 5)
         tu_die("could not prepare a context for reuse");
 }
 
@@ -316,7 +346,7 @@ static void run_stream(struct harness *h, struct tcase *c, tu_rng *r, int enc, c
     const size_t len = c->len;
     struct chunker ch;
     struct event ev[2];
-    int nev = 0, inplace, style, reuse_it, dual = 0, reinit_seen = 0, alt_saw_reinit = 0;
+    int nev = 0, inplace, style, reuse_it, keep = 0, dual = 0, reinit_seen = 0, alt_saw_reinit = 0;
     size_t in_off, out_off, pos = 0, copy_at = 0, reinit_at = 0;
     uint8_t iv2[16], uiv[16], oiv[16], alt_uiv[16], want_uiv[16], base_uiv[16], ref_uiv[16];
     uint8_t *srcbuf = NULL, *dstbuf, *src, *dst, *alt = NULL, *expect = NULL;
@@ -332,7 +362,10 @@ static void run_stream(struct harness *h, struct tcase *c, tu_rng *r, int enc, c
     out_off = inplace ? in_off : tu_rng_below(r, 4) == 0 ? 0 : 1 + tu_rng_below(r, 15);
     style = (int)tu_rng_below(r, 3);
     reuse_it = *reuse != NULL && tu_rng_below(r, 2) == 0;
-    trace(c, " ctx=%s init=%d %s in+%zu out+%zu", reuse_it ? "reused" : "new", style,
+    if (reuse_it)
+        keep = tu_rng_below(r, 2) == 0;
+    trace(c, " ctx=%s init=%d %s in+%zu out+%zu",
+          !reuse_it ? "new" : keep ? "reused-same-cipher" : "reused-other-cipher", style,
           inplace ? "in-place" : "out-of-place", in_off, out_off);
     pick_chunker(&ch, r, len, c);
     if (tu_rng_below(r, 16) == 0) {
@@ -371,13 +404,16 @@ static void run_stream(struct harness *h, struct tcase *c, tu_rng *r, int enc, c
 
     if (reuse_it) {
         active = *reuse;
-        dirty_ctx(h, c, active, enc, r);
-        h->reused++;
+        dirty_ctx(h, c, active, enc, keep, r);
+        if (keep)
+            h->reused_same++;
+        else
+            h->reused_other++;
     } else if ((active = EVP_CIPHER_CTX_new()) == NULL) {
         tu_die("out of memory");
     }
     h->inplace += inplace;
-    if (!init_ctx(h, c, active, enc, style)) {
+    if (!(keep ? reinit_ctx(c, active, enc, style) : init_ctx(h, c, active, enc, style))) {
         fail(h, c, "initialisation failed");
         ERR_print_errors_fp(stderr);
         goto out;
@@ -579,12 +615,14 @@ int main(int argc, char **argv)
     t = tu_now() - t0;
 
     printf("ctr_diff: seed 0x%016llx: %.1f MiB through %s in %.2f s; %llu wrap IVs, %llu big, "
-           "%llu copies (%llu finished on both), %llu re-inits, %llu reused contexts, %llu in-place\n",
+           "%llu copies (%llu finished on both), %llu re-inits, %llu in-place; reused contexts: "
+           "%llu re-keyed in place (same cipher, provider context kept), %llu with another key "
+           "size (provider context recreated)\n",
            (unsigned long long)h.seed, h.bytes / 1048576.0, provider, t,
            (unsigned long long)h.wrap_ivs, (unsigned long long)h.big,
            (unsigned long long)h.copies, (unsigned long long)h.duals,
-           (unsigned long long)h.reinits, (unsigned long long)h.reused,
-           (unsigned long long)h.inplace);
+           (unsigned long long)h.reinits, (unsigned long long)h.inplace,
+           (unsigned long long)h.reused_same, (unsigned long long)h.reused_other);
     if (h.failures != 0)
         printf("ctr_diff: FAILED: %u failures in %llu cases (kernel %s, %s)\n", h.failures,
                (unsigned long long)h.cases, h.prov.kernel, OpenSSL_version(OPENSSL_VERSION));

@@ -5,7 +5,10 @@
  *   - the tier override: "aesfast-kernel" in the cnf section and AESFAST_KERNEL in the
  *     environment (which wins) select each tier this CPU runs; a tier it cannot run, or an unknown
  *     name, makes loading fail with aesfast's error message, not a crash or a silent fallback;
- *   - a fetch with "provider=aesfast" returns aesfast's implementation.
+ *   - a fetch with "provider=aesfast" returns aesfast's implementation;
+ *   - the tier table itself (provider/dispatch.c): each compiled tier's function pointers are
+ *     exactly the kernels its name promises, the tiers come best first, and the default choice
+ *     is the first tier this CPU can run.
  *
  *   provider_test MODULE_PATH
  *
@@ -229,6 +232,79 @@ static void test_overrides(void)
     unsetenv("AESFAST_KERNEL");
 }
 
+/*
+ * The tier table, checked against an independent copy of what each name must mean (in the spirit
+ * of BoringSSL's impl_dispatch_test): a tier wired to another tier's kernel, e.g. "vaes-avx2"
+ * running the AES-NI CTR loop, still gives correct output, so only this test notices it. Listed
+ * best first, as aesfast_kernels must be. The guards follow dispatch.c: the assembly tiers exist
+ * only when the build has assembly (AESFAST_ASM) for this CPU family.
+ */
+static const struct expected_tier {
+    const char *name;
+    aesfast_set_key_fn *set_key;
+    aesfast_encrypt_block_fn *encrypt_block;
+    aesfast_ctr32_xor_fn *ctr32_xor;
+} expected_tiers[] = {
+#if defined(__x86_64__) && defined(AESFAST_ASM)
+    /* The VAES tiers reuse AES-NI's key schedule and single block; only their CTR loop is theirs. */
+    {"vaes-avx512", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
+     aesfast_vaes_avx512_ctr32_xor},
+    {"vaes-avx2", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
+     aesfast_vaes_avx2_ctr32_xor},
+    {"aesni", aesfast_aesni_set_key, aesfast_aesni_encrypt_block, aesfast_aesni_ctr32_xor},
+#endif
+#if defined(__aarch64__) && defined(AESFAST_ASM)
+    {"armv8", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor},
+#endif
+    {"generic", aesfast_generic_set_key, aesfast_generic_encrypt_block,
+     aesfast_generic_ctr32_xor},
+};
+#define N_EXPECTED (sizeof(expected_tiers) / sizeof(expected_tiers[0]))
+
+static void test_dispatch(void)
+{
+    const aesfast_kernel *best = aesfast_kernel_best(), *first_usable = NULL;
+    size_t n = 0;
+
+    for (const aesfast_kernel *const *p = aesfast_kernels; *p != NULL; p++, n++) {
+        const aesfast_kernel *k = *p;
+        const struct expected_tier *e = NULL;
+
+        for (size_t i = 0; i < N_EXPECTED; i++)
+            if (strcmp(expected_tiers[i].name, k->name) == 0)
+                e = &expected_tiers[i];
+        CHECK(e != NULL, "compiled tier \"%s\" is not in the test's table of expected kernels",
+              k->name);
+        if (e != NULL) {
+            CHECK(k->set_key == e->set_key, "tier %s: set_key is not the expected function",
+                  k->name);
+            CHECK(k->encrypt_block == e->encrypt_block,
+                  "tier %s: encrypt_block is not the expected function", k->name);
+            CHECK(k->ctr32_xor == e->ctr32_xor, "tier %s: ctr32_xor is not the expected function",
+                  k->name);
+        }
+        /* Same order as the table: best first, so "the first usable" is "the best usable". */
+        CHECK(n < N_EXPECTED && strcmp(k->name, expected_tiers[n].name) == 0,
+              "aesfast_kernels[%zu] is %s, expected %s", n, k->name,
+              n < N_EXPECTED ? expected_tiers[n].name : "(end of list)");
+        CHECK(aesfast_kernel_by_name(k->name) == k, "aesfast_kernel_by_name(%s) finds another "
+              "table", k->name);
+        if (first_usable == NULL && aesfast_kernel_usable(k, NULL, 0))
+            first_usable = k;
+        printf("provider_test: tier %-12s %s\n", k->name,
+               aesfast_kernel_usable(k, NULL, 0) ? "usable" : "not usable on this cpu");
+    }
+    /* Every tier the table expects for this build is compiled in, and the list ends with the
+     * portable one, which every CPU runs. */
+    CHECK(n == N_EXPECTED, "%zu tiers compiled, the test expects %zu", n, N_EXPECTED);
+    CHECK(n > 0 && strcmp(aesfast_kernels[n - 1]->name, "generic") == 0,
+          "aesfast_kernels does not end with generic");
+    CHECK(aesfast_kernel_by_name("no-such-tier") == NULL, "an unknown tier name was found");
+    CHECK(first_usable != NULL && best == first_usable,
+          "best tier %s, but the first usable tier in aesfast_kernels is %s",
+          best ? best->name : "(null)", first_usable ? first_usable->name : "(none)");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -236,6 +312,7 @@ int main(int argc, char **argv)
         return 2;
     }
     module_path = argv[1];
+    test_dispatch();
     test_params();
     test_overrides();
     printf("provider_test: %d passed, %d failed\n", passed, failed);

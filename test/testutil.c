@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/params.h>
 
@@ -69,16 +70,37 @@ static void read_kernel_name(OSSL_PROVIDER *prov, char *out, size_t cap)
     ERR_clear_error();
 }
 
+/*
+ * The provider named name, with one more reference. Only "default", which is built into
+ * libcrypto, may be loaded by name here: for any other name, a load by name searches
+ * OPENSSL_MODULES and the compiled-in modules directory, and could pick up an INSTALLED aesfast.so
+ * while the test claims to check the one just built. So such a provider must already be active
+ * after the configuration named by OPENSSL_CONF (the build's aesfast.cnf, which names the module
+ * by its absolute path) has been loaded, and the test fails loudly otherwise.
+ */
 static OSSL_PROVIDER *load_one(const char *name)
 {
-    /* Returns the provider the cnf already activated, if any, with one more reference. */
-    OSSL_PROVIDER *prov = OSSL_PROVIDER_load(NULL, name);
+    const char *conf = getenv("OPENSSL_CONF");
+    OSSL_PROVIDER *prov;
 
+    if (strcmp(name, "default") != 0) {
+        if (conf == NULL || *conf == '\0')
+            tu_die("OPENSSL_CONF is not set: point it at the build's aesfast.cnf, which activates "
+                   "provider \"%s\" from the module just built (without it, the system "
+                   "openssl.cnf could activate an installed one)", name);
+        if (!OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, NULL))
+            tu_die("loading the configuration OPENSSL_CONF=%s failed", conf);
+        if (!OSSL_PROVIDER_available(NULL, name))
+            tu_die("provider \"%s\" is not active after loading OPENSSL_CONF=%s: the cnf does not "
+                   "activate it, or its module failed to load (a wrong module path, or "
+                   "AESFAST_KERNEL naming a tier this CPU lacks). Not loading it by name, which "
+                   "could find an installed copy instead of the one under test", name, conf);
+    }
+    /* Returns the provider the cnf already activated, with one more reference; for "default",
+     * the built-in one. */
+    prov = OSSL_PROVIDER_load(NULL, name);
     if (prov == NULL)
-        tu_die("cannot load provider \"%s\" (OPENSSL_CONF=%s, OPENSSL_MODULES=%s): point "
-               "OPENSSL_CONF at a cnf that activates it, or OPENSSL_MODULES at the build dir",
-               name, getenv("OPENSSL_CONF") ? getenv("OPENSSL_CONF") : "(unset)",
-               getenv("OPENSSL_MODULES") ? getenv("OPENSSL_MODULES") : "(unset)");
+        tu_die("cannot load provider \"%s\" (OPENSSL_CONF=%s)", name, conf ? conf : "(unset)");
     return prov;
 }
 

@@ -30,8 +30,10 @@ void tu_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn)
 
 /*
  * The provider under test and the reference ("default"), both in the default library context.
- * aesfast normally comes from the cnf named by OPENSSL_CONF; if that did not activate it,
- * tu_providers_load falls back to OSSL_PROVIDER_load, which searches OPENSSL_MODULES.
+ * The provider under test must be active once the cnf named by OPENSSL_CONF is loaded (the
+ * build's aesfast.cnf names the module just built by its absolute path); there is no fallback to
+ * loading it by name, which could find an installed copy. "default" is built into libcrypto, so
+ * "--provider default" works with or without a cnf.
  */
 typedef struct tu_providers {
     const char *test_name;    /* e.g. "aesfast", or "default" for default-vs-default runs */

@@ -1,0 +1,363 @@
+/*
+ * wipe_test: key material must not survive in heap memory that the provider frees.
+ *
+ * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
+ *
+ *   OPENSSL_CONF=aesfast.cnf ./wipe_test [--provider NAME]      (NAME defaults to aesfast)
+ *
+ * Before any other OpenSSL call, main() routes every OpenSSL allocation through hooks
+ * (CRYPTO_set_mem_functions) that remember each block's size. When a block is freed (or moved by
+ * realloc), the hooks scan its bytes for the raw keys the test is using: the first 16 bytes of
+ * each key, which every tier stores verbatim as round key 0 (aesfast_key.rk[0]; the first round
+ * key of AES-128/192/256 is the first 16 key bytes), and bytes 16..31 of a 256-bit key (round
+ * key 1). A provider context freed without being wiped therefore shows up, whatever its layout.
+ *
+ * For each key size, twice (re-keying the original context, then the copy), through the provider:
+ * a new context with a random key and IV; 37 bytes encrypted (a partial block pending);
+ * EVP_CIPHER_CTX_copy to a second context; one of them re-initialised with a NEW key and IV
+ * without naming the cipher (so the provider context is re-keyed in place: the old key must not
+ * leak either); both freed. Every freed block that holds a key pattern is a failure. The test's
+ * own key buffers live on the stack, and the patterns in static storage, so neither is ever a
+ * freed heap block.
+ *
+ * The hooks are checked too: a planted pattern in an OPENSSL_malloc'd block is found on free and
+ * on a moving realloc, and freeing each provider context must pass a block at least as large as
+ * an aesfast_key through the hooks (otherwise the scan proved nothing).
+ *
+ * Prints "wipe_test: N passed, M failed"; exits 0 or 1. Single-threaded by design: the hooks'
+ * table has no lock.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+
+#include "aesfast_kernel.h"
+#include "testutil.h"
+
+/* ---- Allocation tracking ------------------------------------------------------------------ */
+
+/* Open addressing with linear probing and backward-shift deletion (no tombstones), keyed by the
+ * block's address. A power of two, well above the few thousand blocks OpenSSL keeps live. */
+#define TABLE_BITS 18
+#define TABLE_SIZE ((size_t)1 << TABLE_BITS)
+
+static struct slot {
+    void *p;
+    size_t n;
+} table[TABLE_SIZE];
+static size_t live;
+
+static size_t home(const void *p)
+{
+    return (size_t)(((uintptr_t)p * UINT64_C(0x9e3779b97f4a7c15)) >> (64 - TABLE_BITS));
+}
+
+static void track(void *p, size_t n)
+{
+    size_t i = home(p);
+
+    if (live + 1 >= TABLE_SIZE / 2) {
+        fprintf(stderr, "wipe_test: more than %zu live allocations\n", TABLE_SIZE / 2);
+        abort();
+    }
+    while (table[i].p != NULL && table[i].p != p)
+        i = (i + 1) & (TABLE_SIZE - 1);
+    if (table[i].p == NULL)
+        live++;
+    table[i].p = p;
+    table[i].n = n;
+}
+
+/* Removes p; returns its size, or (size_t)-1 if p was not tracked. */
+static size_t untrack(const void *p)
+{
+    size_t i = home(p), j, n;
+
+    while (table[i].p != p) {
+        if (table[i].p == NULL)
+            return (size_t)-1;
+        i = (i + 1) & (TABLE_SIZE - 1);
+    }
+    n = table[i].n;
+    /* Backward shift: pull later entries of the probe run into the hole when their home slot
+     * does not lie cyclically in (hole, j]. */
+    for (j = (i + 1) & (TABLE_SIZE - 1); table[j].p != NULL; j = (j + 1) & (TABLE_SIZE - 1)) {
+        size_t h = home(table[j].p);
+
+        if (((j - h) & (TABLE_SIZE - 1)) >= ((j - i) & (TABLE_SIZE - 1))) {
+            table[i] = table[j];
+            i = j;
+        }
+    }
+    table[i].p = NULL;
+    table[i].n = 0;
+    live--;
+    return n;
+}
+
+/* ---- Key patterns and the scan ------------------------------------------------------------ */
+
+#define MAX_PATTERNS 64
+static unsigned char patterns[MAX_PATTERNS][16];
+static char pattern_names[MAX_PATTERNS][48];
+static int npatterns;
+
+static unsigned long scanned_blocks, found_blocks;
+static size_t largest_freed;           /* largest block freed since the last reset */
+static int planted;                    /* in the self-test: hits are expected */
+
+static void add_pattern(const unsigned char *p, const char *name)
+{
+    if (npatterns == MAX_PATTERNS) {
+        fprintf(stderr, "wipe_test: too many patterns\n");
+        abort();
+    }
+    memcpy(patterns[npatterns], p, 16);
+    snprintf(pattern_names[npatterns], sizeof(pattern_names[0]), "%s", name);
+    npatterns++;
+}
+
+/* Scans a block about to be released; reports and counts it if it holds a key pattern. */
+static void scan(const void *p, size_t n, const char *how, const char *file, int line)
+{
+    int k, hit = 0;
+
+    scanned_blocks++;
+    if (n > largest_freed)
+        largest_freed = n;
+    for (k = 0; k < npatterns; k++) {
+        const unsigned char *at = memmem(p, n, patterns[k], 16);
+
+        if (at != NULL) {
+            printf("wipe_test: %s%s block of %zu bytes (%s:%d) holds %s at offset %zu\n",
+                   planted ? "(expected) " : "", how, n,
+                   file != NULL ? file : "?", line, pattern_names[k],
+                   (size_t)(at - (const unsigned char *)p));
+            hit = 1;
+        }
+    }
+    found_blocks += hit;
+}
+
+static void *hook_malloc(size_t n, const char *file, int line)
+{
+    void *p = malloc(n != 0 ? n : 1);
+
+    (void)file;
+    (void)line;
+    if (p != NULL)
+        track(p, n);
+    return p;
+}
+
+static void hook_free(void *p, const char *file, int line)
+{
+    size_t n;
+
+    if (p == NULL)
+        return;
+    n = untrack(p);
+    if (n != (size_t)-1)
+        scan(p, n, "freed", file, line);
+    free(p);
+}
+
+/* Always moves the block, so that the old copy is scanned as it is released: a realloc that
+ * leaves key material behind in the old place leaks it as surely as a free. */
+static void *hook_realloc(void *p, size_t n, const char *file, int line)
+{
+    size_t old;
+    void *q;
+
+    if (p == NULL)
+        return hook_malloc(n, file, line);
+    if (n == 0) {
+        hook_free(p, file, line);
+        return NULL;
+    }
+    if ((q = malloc(n)) == NULL)
+        return NULL;
+    old = untrack(p);
+    if (old == (size_t)-1) {             /* not ours: cannot know its size; use libc's realloc */
+        free(q);
+        q = realloc(p, n);
+    } else {
+        memcpy(q, p, old < n ? old : n);
+        scan(p, old, "realloc'd", file, line);
+        free(p);
+    }
+    if (q != NULL)
+        track(q, n);
+    return q;
+}
+
+/* ---- Checks ------------------------------------------------------------------------------- */
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                                                       \
+    do {                                                                                       \
+        if (cond) {                                                                            \
+            passed++;                                                                          \
+        } else {                                                                               \
+            failed++;                                                                          \
+            printf("FAIL line %d: ", __LINE__);                                                \
+            printf(__VA_ARGS__);                                                               \
+            printf("\n");                                                                      \
+        }                                                                                      \
+    } while (0)
+
+static void random_bytes(unsigned char *p, size_t n)
+{
+    /* getentropy, not RAND_bytes: keys that never pass through an OpenSSL buffer. */
+    if (getentropy(p, n) != 0)
+        tu_die("getentropy failed");
+}
+
+/* The hooks and the scan find a pattern planted in a freed and in a realloc'd block. */
+static void self_test(void)
+{
+    unsigned char canary[16];
+    unsigned char *p;
+    unsigned long before;
+
+    random_bytes(canary, sizeof(canary));
+    add_pattern(canary, "the self-test canary");
+    planted = 1;
+
+    before = found_blocks;
+    p = OPENSSL_malloc(100);
+    CHECK(p != NULL, "OPENSSL_malloc");
+    memset(p, 0, 100);
+    memcpy(p + 37, canary, 16);
+    OPENSSL_free(p);
+    CHECK(found_blocks == before + 1, "a planted pattern in a freed block was not found: the "
+          "hooks are not in place");
+
+    before = found_blocks;
+    p = OPENSSL_malloc(64);
+    CHECK(p != NULL, "OPENSSL_malloc");
+    memset(p, 0, 64);
+    memcpy(p + 48, canary, 16);
+    p = OPENSSL_realloc(p, 4096);
+    CHECK(p != NULL && found_blocks == before + 1, "a planted pattern in a realloc'd block was "
+          "not found");
+    /* The new block holds the pattern as well: wipe it before it is freed. */
+    OPENSSL_clear_free(p, 4096);
+    CHECK(found_blocks == before + 1, "OPENSSL_clear_free left the pattern");
+
+    npatterns--;                         /* the canary is done with */
+    planted = 0;
+    found_blocks = 0;
+}
+
+/* Frees ctx and checks that a block the size of a provider context went through the hooks. */
+static void free_ctx(EVP_CIPHER_CTX *ctx, const char *what, size_t min_block)
+{
+    largest_freed = 0;
+    EVP_CIPHER_CTX_free(ctx);
+    CHECK(largest_freed >= min_block, "%s: freeing it passed no block of %zu bytes or more through "
+          "the hooks (largest %zu): the provider context was not seen", what, min_block,
+          largest_freed);
+}
+
+/*
+ * One key size: new context, 37 bytes, copy, re-key one of the two in place (rekey_copy picks
+ * which), a few more bytes on both, free both. Returns the number of leaking blocks seen.
+ */
+static unsigned long run(const EVP_CIPHER *cipher, int bits, int rekey_copy, size_t min_block)
+{
+    unsigned char key1[32], key2[32], iv1[16], iv2[16], msg[64], out[64];
+    EVP_CIPHER_CTX *a = EVP_CIPHER_CTX_new(), *b = EVP_CIPHER_CTX_new(), *re;
+    unsigned long before = found_blocks;
+    int first = npatterns, l = 0;
+    char what[96];
+
+    random_bytes(key1, sizeof(key1));
+    random_bytes(key2, sizeof(key2));
+    random_bytes(iv1, sizeof(iv1));
+    random_bytes(iv2, sizeof(iv2));
+    random_bytes(msg, sizeof(msg));
+    add_pattern(key1, "the first key (bytes 0..15)");
+    add_pattern(key2, "the new key (bytes 0..15)");
+    if (bits == 256) {
+        add_pattern(key1 + 16, "the first key (bytes 16..31)");
+        add_pattern(key2 + 16, "the new key (bytes 16..31)");
+    }
+
+    snprintf(what, sizeof(what), "AES-%d, re-keying the %s", bits, rekey_copy ? "copy" : "original");
+    CHECK(a != NULL && b != NULL, "%s: EVP_CIPHER_CTX_new", what);
+    CHECK(EVP_EncryptInit_ex2(a, cipher, key1, iv1, NULL), "%s: init", what);
+    CHECK(EVP_EncryptUpdate(a, out, &l, msg, 37) && l == 37, "%s: 37 bytes", what);
+    CHECK(EVP_CIPHER_CTX_copy(b, a), "%s: EVP_CIPHER_CTX_copy", what);
+    /* No cipher named: libcrypto keeps the provider context and the provider re-keys it. */
+    re = rekey_copy ? b : a;
+    CHECK(EVP_EncryptInit_ex2(re, NULL, key2, iv2, NULL), "%s: re-init with a new key", what);
+    CHECK(EVP_EncryptUpdate(a, out, &l, msg, 11) && l == 11, "%s: 11 more bytes (original)",
+          what);
+    CHECK(EVP_EncryptUpdate(b, out, &l, msg, 13) && l == 13, "%s: 13 more bytes (copy)", what);
+    ERR_print_errors_fp(stdout);
+
+    free_ctx(a, what, min_block);
+    free_ctx(b, what, min_block);
+    CHECK(found_blocks == before, "%s: %lu freed block(s) still held key material", what,
+          found_blocks - before);
+
+    npatterns = first;                   /* forget the keys: the stack buffers die here */
+    OPENSSL_cleanse(key1, sizeof(key1));
+    OPENSSL_cleanse(key2, sizeof(key2));
+    return found_blocks - before;
+}
+
+int main(int argc, char **argv)
+{
+    static const int bits[3] = {128, 192, 256};
+    static const char *const algs[3] = {"AES-128-CTR", "AES-192-CTR", "AES-256-CTR"};
+    const char *provider = "aesfast";
+    tu_providers prov;
+    size_t min_block;
+    int ok, i, k;
+
+    /* First, before anything can allocate through OpenSSL. */
+    ok = CRYPTO_set_mem_functions(hook_malloc, hook_realloc, hook_free);
+    tu_init(argv[0]);
+    if (!ok) {
+        printf("wipe_test: CRYPTO_set_mem_functions refused (OpenSSL allocated already)\n");
+        printf("wipe_test: 0 passed, 1 failed\n");
+        return 1;
+    }
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--provider") == 0 && i + 1 < argc) {
+            provider = argv[++i];
+        } else {
+            fprintf(stderr, "usage: wipe_test [--provider NAME]   (OPENSSL_CONF names the cnf)\n");
+            return 2;
+        }
+    }
+
+    self_test();
+    tu_providers_load(&prov, provider, NULL);
+    printf("wipe_test: %s, provider %s, kernel %s\n", OpenSSL_version(OPENSSL_VERSION), provider,
+           prov.kernel);
+    /* An aesfast context embeds an aesfast_key; the default provider's AES context holds at
+     * least its 240-byte key schedule. */
+    min_block = strcmp(provider, "aesfast") == 0 ? sizeof(aesfast_key) : 240;
+
+    for (k = 0; k < 3; k++) {
+        EVP_CIPHER *c = tu_fetch_cipher(algs[k], provider);
+
+        run(c, bits[k], 0, min_block);
+        run(c, bits[k], 1, min_block);
+        EVP_CIPHER_free(c);
+    }
+    tu_providers_unload(&prov);
+    printf("wipe_test: %lu blocks scanned on free\n", scanned_blocks);
+    printf("wipe_test: %d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
