@@ -2,15 +2,35 @@
 # Fetches OpenSSL 3.5's source through Debian's source packages and builds, in place in a cache
 # folder (never in this repository), what the aesfast tests need: libcrypto.so.3, apps/openssl and
 # test/evp_test.  Prints only the absolute path of the built tree on stdout; logs go to stderr and
-# to <cache>/openssl-<version>.log.
+# to <cache>/openssl-<version>[-<host>].log.
 #
 #   test/build-openssl.sh                 build (or reuse) the newest downloadable 3.5.x
+#   test/build-openssl.sh --host aarch64  the same source cross-built for linux-aarch64 with
+#                                         aarch64-linux-gnu-gcc, in its own tree openssl-<v>-aarch64
+#                                         (its programs run under qemu-aarch64)
 #   AESFAST_OPENSSL_VERSION=3.5.7 ...     insist on one upstream version
 #   AESFAST_CACHE_DIR=DIR ...             cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/aesfast)
 #
 # Idempotent: a finished tree carries a stamp and a second run returns at once without touching apt.
 # Concurrent runs serialize on a flock in the cache root.
 set -euo pipefail
+
+host=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --host) [ $# -ge 2 ] || { echo "build-openssl: --host needs a value" >&2; exit 2; }
+      host=$2; shift ;;
+    --host=*) host=${1#--host=} ;;
+    *) echo "build-openssl: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+case "$host" in
+  ''|x86_64|native) host= suffix= target=() deps=() ;;
+  aarch64|arm64) host=aarch64 suffix=-aarch64 deps=(--arm64)
+    target=(linux-aarch64 --cross-compile-prefix=aarch64-linux-gnu-) ;;
+  *) echo "build-openssl: unsupported --host $host (aarch64 only)" >&2; exit 2 ;;
+esac
 
 exec 3>&1 1>&2            # fd 3 = the real stdout, for the one path we print
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -30,20 +50,26 @@ complete() {
     && [ -f "$t/test/recipes/30-test_evp_data/evpciph_aes_common.txt" ]
 }
 
-# Newest finished 3.5.x tree in the cache (or the wanted one), if any.
+# Newest finished 3.5.x tree for this host in the cache (or the wanted one), if any.  Native trees
+# are openssl-<v>, cross trees openssl-<v>-<host>; a version has no "-", so neither takes the other.
 find_done() {
   local d v best=
-  for d in "$cache"/openssl-3.5.*/; do
+  for d in "$cache"/openssl-3.5.*"$suffix"/; do
     [ -d "$d" ] || continue
     d=${d%/}
     v=${d##*/openssl-}
+    v=${v%"$suffix"}
+    case "$v" in *-*) continue ;; esac
     [ -z "$want" ] || [ "$v" = "$want" ] || continue
     complete "$d" && best+="$v"$'\n'
   done
   [ -n "$best" ] || return 1
   v=$(printf '%s' "$best" | sort -V | tail -n1)
-  echo "$cache/openssl-$v"
+  echo "$cache/openssl-$v$suffix"
 }
+
+# A cross tree follows the native one: the same version (and tarball), unless one is asked for.
+if [ -n "$host" ] && [ -z "$want" ] && t=$(suffix= find_done); then want=${t##*/openssl-}; fi
 
 if t=$(find_done); then echo "$t" >&3; exit 0; fi
 
@@ -52,38 +78,45 @@ log "taking the cache lock"
 flock 9
 if t=$(find_done); then echo "$t" >&3; exit 0; fi   # another run finished it meanwhile
 
-"$here/install-deps.sh" --src
-
-# Debian versions of 3.5.x, newest first (e.g. 3.5.9-1~deb13u1).
-mapfile -t versions < <(apt-cache showsrc openssl 2>/dev/null | sed -n 's/^Version: *//p' \
-  | grep -E '^([0-9]+:)?3\.5\.' | sort -Vr -u)
-[ ${#versions[@]} -gt 0 ] || { log "apt-cache showsrc openssl lists no 3.5.x version"; exit 1; }
+"$here/install-deps.sh" --src "${deps[@]}"
 
 dl=$cache/downloads
 mkdir -p "$dl"
+downloaded() { ls "$dl"/openssl_"$1".orig.tar.* 2>/dev/null | grep -v '\.asc$' | head -n1 || true; }
 tarball= upver=
-for dv in "${versions[@]}"; do
-  uv=${dv#*:}; uv=${uv%-*}                     # strip epoch and Debian revision
-  [ -z "$want" ] || [ "$uv" = "$want" ] || continue
-  found=$(ls "$dl"/openssl_"$uv".orig.tar.* 2>/dev/null | grep -v '\.asc$' | head -n1 || true)
-  if [ -z "$found" ]; then
-    log "trying apt-get source --download-only openssl=$dv"
-    tmp=$(mktemp -d "$dl/.get.XXXXXX")
-    if (cd "$tmp" && apt-get source --download-only -qq "openssl=$dv") >>"$cache/apt-source.log" 2>&1; then
-      found=$(ls "$tmp"/openssl_"$uv".orig.tar.* 2>/dev/null | grep -v '\.asc$' | head -n1 || true)
-      if [ -n "$found" ]; then mv "$found" "$dl/"; found=$dl/${found##*/}; fi
-    else
-      log "openssl=$dv did not download (see $cache/apt-source.log)"
+# A wanted version already downloaded (the cross build after the native one) needs no apt index.
+[ -z "$want" ] || { tarball=$(downloaded "$want"); [ -z "$tarball" ] || upver=$want; }
+
+if [ -z "$tarball" ]; then
+  # Debian versions of 3.5.x, newest first (e.g. 3.5.9-1~deb13u1).
+  mapfile -t versions < <(apt-cache showsrc openssl 2>/dev/null | sed -n 's/^Version: *//p' \
+    | grep -E '^([0-9]+:)?3\.5\.' | sort -Vr -u)
+  [ ${#versions[@]} -gt 0 ] || { log "apt-cache showsrc openssl lists no 3.5.x version"; exit 1; }
+
+  for dv in "${versions[@]}"; do
+    uv=${dv#*:}; uv=${uv%-*}                     # strip epoch and Debian revision
+    [ -z "$want" ] || [ "$uv" = "$want" ] || continue
+    found=$(downloaded "$uv")
+    if [ -z "$found" ]; then
+      log "trying apt-get source --download-only openssl=$dv"
+      tmp=$(mktemp -d "$dl/.get.XXXXXX")
+      if (cd "$tmp" && apt-get source --download-only -qq "openssl=$dv") \
+           >>"$cache/apt-source.log" 2>&1; then
+        found=$(ls "$tmp"/openssl_"$uv".orig.tar.* 2>/dev/null | grep -v '\.asc$' | head -n1 || true)
+        if [ -n "$found" ]; then mv "$found" "$dl/"; found=$dl/${found##*/}; fi
+      else
+        log "openssl=$dv did not download (see $cache/apt-source.log)"
+      fi
+      rm -rf "$tmp"
     fi
-    rm -rf "$tmp"
-  fi
-  if [ -n "$found" ]; then tarball=$found upver=$uv; break; fi
-done
+    if [ -n "$found" ]; then tarball=$found upver=$uv; break; fi
+  done
+fi
 [ -n "$tarball" ] || { log "no OpenSSL 3.5.x source could be downloaded"; exit 1; }
 
-tree=$cache/openssl-$upver
-logf=$cache/openssl-$upver.log
-log "building OpenSSL $upver in $tree (log: $logf)"
+tree=$cache/openssl-$upver$suffix
+logf=$cache/openssl-$upver$suffix.log
+log "building OpenSSL $upver${host:+ for $host} in $tree (log: $logf)"
 if [ ! -f "$tree/Makefile" ]; then             # fresh unpack unless a configured tree is resumable
   rm -rf "$tree" "$tree.unpack"
   mkdir -p "$tree.unpack"
@@ -92,7 +125,9 @@ if [ ! -f "$tree/Makefile" ]; then             # fresh unpack unless a configure
   mv "$top" "$tree"
   rm -rf "$tree.unpack"
   # no-docs: no man pages.  Nothing else is disabled: evp_test needs the full default provider.
-  (cd "$tree" && ./Configure --prefix="$tree/_prefix" --libdir=lib no-docs) >"$logf" 2>&1 \
+  # A cross build names its target and compiler prefix; a native one lets Configure guess.
+  (cd "$tree" && ./Configure "${target[@]}" --prefix="$tree/_prefix" --libdir=lib no-docs) \
+    >"$logf" 2>&1 \
     || { tail -n 30 "$logf"; log "Configure failed"; exit 1; }
 fi
 jobs=${AESFAST_JOBS:-$(nproc 2>/dev/null || echo 2)}

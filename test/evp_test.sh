@@ -11,6 +11,10 @@
 #     MODULE_PATH   aesfast.so
 #   AESFAST_KERNEL, if set, passes through (test/with-tier.sh sets it, or skips a tier this CPU
 #   lacks, so a provider that does not load here is always a failure).
+#   AESFAST_TEST_WRAPPER, if set, is a command (split on blanks) that every run of the tree's
+#   programs goes through: "qemu-aarch64 -L /usr/aarch64-linux-gnu" for an arm64 tree and module.
+#   LD_LIBRARY_PATH then still names the tree: qemu passes it to the guest's loader, and the host's
+#   loader, starting qemu, skips the tree's foreign-architecture libraries.
 #
 # Self-check without aesfast: AESFAST_TEST_PROVIDER=default runs the same logic on the default
 # provider (MODULE_PATH is then ignored).
@@ -19,6 +23,7 @@ set -u
 
 [ $# -eq 2 ] || { echo "usage: $0 OPENSSL_TREE MODULE_PATH" >&2; exit 2; }
 tree=$1 module=$2 kernel=${AESFAST_KERNEL:-}
+wrap=${AESFAST_TEST_WRAPPER:-}     # deliberately unquoted where used: a command and its arguments
 prov=${AESFAST_TEST_PROVIDER:-aesfast}
 tree=$(cd "$tree" 2>/dev/null && pwd) || { echo "evp_test: no tree $1" >&2; exit 1; }
 evp=$tree/test/evp_test ossl=$tree/apps/openssl
@@ -38,11 +43,11 @@ trap 'rm -rf "$tmp"' EXIT
 cnf=$tmp/evp.cnf
 write_cnf "$cnf" "$prov" "$module"
 
-label="$prov${kernel:+ (AESFAST_KERNEL=$kernel)}"
-echo "evp_test: $(LD_LIBRARY_PATH=$tree "$ossl" version 2>&1 | head -n1), $label"
+label="$prov${kernel:+ (AESFAST_KERNEL=$kernel)}${wrap:+ under $wrap}"
+echo "evp_test: $(LD_LIBRARY_PATH=$tree $wrap "$ossl" version 2>&1 | head -n1), $label"
 
 # The provider must load.
-lp=$(OPENSSL_CONF=$cnf "$ossl" list -providers 2>&1)
+lp=$(OPENSSL_CONF=$cnf $wrap "$ossl" list -providers 2>&1)
 if ! printf '%s\n' "$lp" | grep -q "^  $prov\$"; then
   echo "evp_test: FAIL: $prov does not load ($label):"
   printf '%s\n' "$lp" | sed 's/^/     /'
@@ -65,7 +70,7 @@ echo "evp_test: CTR stanzas in $(basename "$recipe"): AES-128-CTR $n128, AES-192
 
 fails=0
 run() { # label, property query, file -> sets rc/ran/errs/skips; output in $tmp/out
-  "$evp" -config "$cnf" -propquery "$2" "$3" >"$tmp/out" 2>&1
+  $wrap "$evp" -config "$cnf" -propquery "$2" "$3" >"$tmp/out" 2>&1
   rc=$?
   summary=$(grep -E 'Completed [0-9]+ tests with [0-9]+ errors and [0-9]+ skipped' "$tmp/out" | tail -n1)
   ran=$(printf '%s' "$summary" | sed -nE 's/.*Completed ([0-9]+) tests.*/\1/p')

@@ -7,6 +7,8 @@
 #
 # OPENSSL_BIN may be the system openssl (3.0) or an OpenSSL build tree's apps/openssl (then the
 # tree's libcrypto.so.3 is put on LD_LIBRARY_PATH).  AESFAST_KERNEL, if set, passes through.
+# AESFAST_TEST_WRAPPER, if set, is a command (split on blanks) that every run of OPENSSL_BIN goes
+# through, e.g. "qemu-aarch64 -L /usr/aarch64-linux-gnu" for an arm64 build tree and module.
 # The provider under test can be renamed for self-checks: AESFAST_TEST_PROVIDER=default runs the
 # same assertions against the default provider (MODULE_PATH is then ignored).
 set -u
@@ -15,6 +17,7 @@ set -u
 [ $# -eq 2 ] || { echo "usage: $0 OPENSSL_BIN MODULE_PATH" >&2; exit 2; }
 bin=$1 module=$2
 prov=${AESFAST_TEST_PROVIDER:-aesfast}
+wrap=${AESFAST_TEST_WRAPPER:-}     # deliberately unquoted where used: a command and its arguments
 command -v "$bin" >/dev/null 2>&1 || { echo "load_test: no openssl at $bin" >&2; exit 1; }
 bin=$(command -v "$bin")
 case $bin in /*) ;; *) bin=$PWD/$bin ;; esac
@@ -39,10 +42,11 @@ write_cnf "$cnf" "$prov" "$module"
 empty=$tmp/empty.cnf                                  # no providers: only what -provider loads
 : >"$empty"
 
-echo "load_test: $("$bin" version 2>&1 | head -n1) with $prov${AESFAST_KERNEL:+ (AESFAST_KERNEL=$AESFAST_KERNEL)}"
+echo "load_test: $($wrap "$bin" version 2>&1 | head -n1) with $prov${AESFAST_KERNEL:+ (AESFAST_KERNEL=$AESFAST_KERNEL)}\
+${wrap:+ under $wrap}"
 
 # 1. list -providers -verbose: the provider is there and active.
-out=$(OPENSSL_CONF=$cnf "$bin" list -providers -verbose 2>&1)
+out=$(OPENSSL_CONF=$cnf $wrap "$bin" list -providers -verbose 2>&1)
 status=$(printf '%s\n' "$out" | awk -v p="$prov" '
   /^  [^ ]/ { inside = ($1 == p) }
   inside && /^    status: / { print $2 }')
@@ -64,7 +68,7 @@ check_list() { # label, output
   done
 }
 check_list "list -cipher-algorithms (cnf)" \
-  "$(OPENSSL_CONF=$cnf "$bin" list -cipher-algorithms 2>&1)"
+  "$(OPENSSL_CONF=$cnf $wrap "$bin" list -cipher-algorithms 2>&1)"
 # popt CMD...: runs CMD with only the provider under test loaded by -provider-path/-provider.
 if [ "$prov" = default ]; then
   popt_label="-provider default"
@@ -75,7 +79,8 @@ else
   popt() { OPENSSL_CONF=$empty "$@" -provider-path "$pdir" -provider "$pname"; }
 fi
 if [ "$prov" = default ] || [ "$(basename "$module" .so)" = "$prov" ]; then
-  check_list "list -cipher-algorithms $popt_label" "$(popt "$bin" list -cipher-algorithms 2>&1)"
+  check_list "list -cipher-algorithms $popt_label" \
+    "$(popt $wrap "$bin" list -cipher-algorithms 2>&1)"
 fi
 
 # 3. enc -aes-256-ctr round trip through the provider, equal to default's ciphertext.
@@ -83,20 +88,20 @@ head -c 4099 /dev/urandom >"$tmp/pt"
 key=$(head -c 32 /dev/urandom | od -An -tx1 -v | tr -d ' \n')
 iv=$(head -c 12 /dev/urandom | od -An -tx1 -v | tr -d ' \n')fffffffe  # counter carries out of its low word
 # The reference: default alone.
-if ! OPENSSL_CONF=$empty "$bin" enc -aes-256-ctr -K "$key" -iv "$iv" -in "$tmp/pt" -out "$tmp/ref" \
-     -provider default 2>"$tmp/ref.err"; then
+if ! OPENSSL_CONF=$empty $wrap "$bin" enc -aes-256-ctr -K "$key" -iv "$iv" -in "$tmp/pt" \
+     -out "$tmp/ref" -provider default 2>"$tmp/ref.err"; then
   fail "enc with -provider default failed"; sed 's/^/     /' "$tmp/ref.err"
 fi
 with_cnf() { OPENSSL_CONF=$cnf "$@" -propquery "provider=$prov"; }
 try_enc() { # label, runner (popt or with_cnf)
   label=$1 runner=$2
-  if ! $runner "$bin" enc -aes-256-ctr -K "$key" -iv "$iv" -in "$tmp/pt" -out "$tmp/ct" \
+  if ! $runner $wrap "$bin" enc -aes-256-ctr -K "$key" -iv "$iv" -in "$tmp/pt" -out "$tmp/ct" \
        2>"$tmp/ct.err"; then
     fail "$label: encrypt failed"; sed 's/^/     /' "$tmp/ct.err"; return
   fi
   if cmp -s "$tmp/ct" "$tmp/ref"; then pass "$label: ciphertext equals default's (4099 bytes)"
   else fail "$label: ciphertext differs from default's"; fi
-  if $runner "$bin" enc -d -aes-256-ctr -K "$key" -iv "$iv" -in "$tmp/ct" -out "$tmp/back" \
+  if $runner $wrap "$bin" enc -d -aes-256-ctr -K "$key" -iv "$iv" -in "$tmp/ct" -out "$tmp/back" \
        2>"$tmp/back.err" && cmp -s "$tmp/back" "$tmp/pt"; then
     pass "$label: decrypts back to the plaintext"
   else

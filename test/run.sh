@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs every aesfast test, from a fresh Debian 12 machine (as root) or a developer's tree:
 #   1. installs what is missing (compiler, Meson, arm64 cross tools and qemu, OpenSSL headers);
-#   2. builds OpenSSL 3.5 from Debian's source package, for its evp_test harness (cached);
+#   2. builds OpenSSL 3.5 from Debian's source package, for its evp_test harness (cached), natively
+#      and, for the arm64 run, cross-built for arm64;
 #   3. native build: every x86-64 tier against the system OpenSSL 3.0 and the 3.5 build;
-#   4. arm64 cross build: its tiers under qemu-aarch64 with Debian's arm64 libcrypto.
+#   4. arm64 cross build: its tiers under qemu-aarch64 with Debian's arm64 libcrypto and the arm64
+#      3.5 build.
 # Ends with one line "N passed, N failed, N skipped" and exits non-zero on any failure.
 #
 #   test/run.sh [--no-arm64] [--no-openssl35] [-- MESON_TEST_ARGS...]
@@ -31,7 +33,7 @@ if ! test/install-deps.sh "${deps[@]}"; then
   exit 1
 fi
 
-tree=
+tree= tree_arm64=
 setup_failures=0 # steps that failed before any test ran; each counts as one failed test
 if [ $openssl35 -eq 1 ]; then
   if tree=$(test/build-openssl.sh); then
@@ -39,6 +41,14 @@ if [ $openssl35 -eq 1 ]; then
   else
     echo "test/run.sh: building OpenSSL 3.5 failed: its tests are not run" >&2
     tree= setup_failures=$((setup_failures + 1))
+  fi
+  if [ $arm64 -eq 1 ]; then
+    if tree_arm64=$(test/build-openssl.sh --host aarch64); then
+      echo "test/run.sh: OpenSSL 3.5 arm64 tree: $tree_arm64"
+    else
+      echo "test/run.sh: cross-building OpenSSL 3.5 for arm64 failed: its arm64 tests are not run" >&2
+      tree_arm64= setup_failures=$((setup_failures + 1))
+    fi
   fi
 fi
 
@@ -71,7 +81,7 @@ setup build "${werror[@]}" -Dopenssl_tree="$tree"
 run_suite build "$@"
 
 if [ $arm64 -eq 1 ]; then
-  setup build-arm64 --cross-file test/cross-aarch64.ini "${werror[@]}"
+  setup build-arm64 --cross-file test/cross-aarch64.ini "${werror[@]}" -Dopenssl_tree="$tree_arm64"
   run_suite build-arm64 "$@"
 fi
 
