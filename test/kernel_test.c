@@ -29,23 +29,10 @@
 #include <openssl/evp.h>
 
 #include "aesfast_kernel.h"
+#include "check.h"
 #include "dispatch.h"
 #include "tiers.h"
 
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        checks++;                                                                              \
-        if (!(cond)) {                                                                         \
-            failures++;                                                                        \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-            if (failures > 20)                                                                 \
-                exit(1);                                                                       \
-        }                                                                                      \
-    } while (0)
 
 /* The reference: AES-ECB of n blocks through the default provider. */
 static void ecb(const uint8_t *key, size_t keylen, const uint8_t *in, uint8_t *out, size_t n)
@@ -299,7 +286,7 @@ static void test_tier(const aesfast_kernel *k)
 {
     static const size_t keylens[] = {16, 24, 32};
     static const size_t large[] = {511, 1024, 4099, 65537};
-    int before = failures, checks_before = checks;
+    int failed_before = check_failed, checks_before = check_passed + check_failed;
 
     for (int i = 0; i < 3; i++) {
         size_t kl = keylens[i];
@@ -316,7 +303,8 @@ static void test_tier(const aesfast_kernel *k)
         }
     }
     printf("kernel_test: %-12s %s (%d checks)\n", k->name,
-           failures == before ? "ok" : "FAILED", checks - checks_before);
+           check_failed == failed_before ? "ok" : "FAILED",
+           check_passed + check_failed - checks_before);
 }
 
 int main(int argc, char **argv)
@@ -343,14 +331,12 @@ int main(int argc, char **argv)
 
     if (ran < 0)
         return 1;
-    if (failures > 0) {
-        printf("kernel_test: %d of %d checks failed\n", failures, checks);
-        return 1;
-    }
+    if (check_failed > 0)
+        return check_summary("kernel_test");
     if (ran == 0) {
         printf("kernel_test: every requested tier was skipped\n");
         return 77;
     }
-    printf("kernel_test: %d checks passed on %d tier(s)\n", checks, ran);
-    return 0;
+    printf("kernel_test: %d tier(s) run\n", ran);
+    return check_summary("kernel_test");
 }

@@ -24,21 +24,9 @@
 #include <openssl/evp.h>
 #include <openssl/provider.h>
 
+#include "check.h"
 #include "dispatch.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (cond) {                                                                            \
-            passed++;                                                                          \
-        } else {                                                                               \
-            failed++;                                                                          \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                               \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fputc('\n', stderr);                                                               \
-        }                                                                                      \
-    } while (0)
 
 static const char *module_path;
 
@@ -315,6 +303,5 @@ int main(int argc, char **argv)
     test_dispatch();
     test_params();
     test_overrides();
-    printf("provider_test: %d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    return check_summary("provider_test");
 }

@@ -38,6 +38,7 @@
 #include <openssl/evp.h>
 
 #include "aesfast_kernel.h"
+#include "check.h"
 #include "testutil.h"
 
 /* ---- Allocation tracking ------------------------------------------------------------------ */
@@ -199,19 +200,6 @@ static void *hook_realloc(void *p, size_t n, const char *file, int line)
 
 /* ---- Checks ------------------------------------------------------------------------------- */
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (cond) {                                                                            \
-            passed++;                                                                          \
-        } else {                                                                               \
-            failed++;                                                                          \
-            printf("FAIL line %d: ", __LINE__);                                                \
-            printf(__VA_ARGS__);                                                               \
-            printf("\n");                                                                      \
-        }                                                                                      \
-    } while (0)
 
 static void random_bytes(unsigned char *p, size_t n)
 {
@@ -358,6 +346,5 @@ int main(int argc, char **argv)
     }
     tu_providers_unload(&prov);
     printf("wipe_test: %lu blocks scanned on free\n", scanned_blocks);
-    printf("wipe_test: %d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return check_summary("wipe_test");
 }
