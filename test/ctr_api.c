@@ -33,6 +33,8 @@
 #include <openssl/params.h>
 #include <openssl/provider.h>
 
+#include "rng.h"
+
 static const char *tname = "aesfast";   /* provider under test */
 static char tprop[64];                   /* "provider=<tname>" */
 static int npass, nfail;
@@ -171,15 +173,11 @@ static int outcome(const char *what, int rr, int rerr, int tr, int terr)
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
-static uint64_t rng_state = 0x243F6A8885A308D3u;   /* deterministic xorshift64* */
+static tu_rng rng; /* seeded in main(): the same data on every run */
+
 static void fill(unsigned char *p, size_t n)
 {
-    while (n--) {
-        rng_state ^= rng_state >> 12;
-        rng_state ^= rng_state << 25;
-        rng_state ^= rng_state >> 27;
-        *p++ = (unsigned char)((rng_state * 0x2545F4914F6CDD1Du) >> 56);
-    }
+    tu_rng_fill(&rng, p, n);
 }
 
 static const char *hex(const unsigned char *p, size_t n)
@@ -1062,6 +1060,7 @@ int main(int argc, char **argv)
     OSSL_PROVIDER *pdef, *ptest;
     int i, ki;
 
+    tu_rng_seed(&rng, 0x243f6a8885a308d3u, 0);
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--provider") == 0 && i + 1 < argc)
             tname = argv[++i];

@@ -1,7 +1,7 @@
 /*
  * Helpers shared by the aesfast test programs: provider loading with "never pass on the wrong
- * provider" checks, chunked EVP updates, 128-bit counter arithmetic, hex decoding and a seeded
- * PRNG.
+ * provider" checks, chunked EVP updates, 128-bit counter arithmetic and hex decoding (the seeded
+ * PRNG is in rng.h).
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  *
@@ -16,6 +16,8 @@
 
 #include <openssl/evp.h>
 #include <openssl/provider.h>
+
+#include "rng.h"
 
 /* Exit status meson reads as "skipped". */
 #define TU_EXIT_SKIP 77
@@ -95,21 +97,6 @@ uint8_t *tu_hex_decode(const char *s, size_t *len);
 
 /* Write buf as lowercase hex. */
 void tu_hex_print(FILE *f, const uint8_t *buf, size_t len);
-
-/* ---- PRNG --------------------------------------------------------------------------------- */
-
-/* xoshiro256** seeded through splitmix64: fast, deterministic, never used for keys outside tests. */
-typedef struct tu_rng {
-    uint64_t s[4];
-} tu_rng;
-
-/* Seed from (seed, stream): distinct streams (e.g. case indices) give independent sequences, so
- * one case can be replayed without running the ones before it. */
-void tu_rng_seed(tu_rng *r, uint64_t seed, uint64_t stream);
-uint64_t tu_rng_next(tu_rng *r);
-/* Uniform in [0, n); n must be > 0. */
-uint64_t tu_rng_below(tu_rng *r, uint64_t n);
-void tu_rng_fill(tu_rng *r, uint8_t *buf, size_t len);
 
 /* ---- Command line ------------------------------------------------------------------------- */
 

@@ -7,23 +7,30 @@
 #include <string.h>
 
 #include "dispatch.h"
+#include "rng.h"
 #include "tiers.h"
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+/* One stream for the whole program, from a fixed seed: the same bytes on every run. */
+static tu_rng *rng(void)
+{
+    static tu_rng r;
+    static int seeded;
+
+    if (!seeded) {
+        tu_rng_seed(&r, 0x9e3779b97f4a7c15ull, 0);
+        seeded = 1;
+    }
+    return &r;
+}
 
 uint64_t tiers_rng(void)
 {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    return tu_rng_next(rng());
 }
 
 void tiers_fill(uint8_t *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        p[i] = (uint8_t)tiers_rng();
+    tu_rng_fill(rng(), p, n);
 }
 
 int tiers_run(const char *prog, int argc, char **argv, void (*test)(const aesfast_kernel *k))

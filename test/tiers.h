@@ -13,7 +13,7 @@
 
 #include "aesfast_kernel.h"
 
-/* splitmix64 from a fixed seed: the same bytes on every run and every machine. */
+/* The tests' PRNG (rng.h) from a fixed seed: the same bytes on every run and every machine. */
 uint64_t tiers_rng(void);
 void tiers_fill(uint8_t *p, size_t n);
 
