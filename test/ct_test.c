@@ -31,7 +31,6 @@
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,6 +38,7 @@
 #include <valgrind/valgrind.h>
 
 #include "aesfast_kernel.h"
+#include "check.h"
 #include "dispatch.h"
 #include "tiers.h"
 
@@ -68,25 +68,6 @@ static uint8_t ref_ctr[3][MAXBLOCKS * 16], ref_block[3][16];
 /* Working buffers: room for a misalignment of up to 15 bytes. */
 static uint8_t inbuf[MAXBLOCKS * 16 + 16], outbuf[MAXBLOCKS * 16 + 16];
 
-static int passed, failed;
-
-static void check(int ok, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    if (failed > 30)
-        return; /* counted, not printed */
-    va_start(ap, fmt);
-    fputs("ct_test: FAIL: ", stdout);
-    vprintf(fmt, ap);
-    putchar('\n');
-    va_end(ap);
-}
 
 /* 1 if every bit of p[0..n) is undefined for memcheck; *where is the first byte that is not. */
 static int all_undefined(const void *p, size_t n, size_t *where)
@@ -125,14 +106,14 @@ static void after_call(unsigned errors_before, const uint8_t *out, const uint8_t
     unsigned errors = VALGRIND_COUNT_ERRORS - errors_before;
     size_t where = 0;
 
-    check(errors == 0, "%s: memcheck reported %u error(s) (secret-dependent branch or address)",
+    CHECK(errors == 0, "%s: memcheck reported %u error(s) (secret-dependent branch or address)",
           what, errors);
     if (tainted && n > 0)
-        check(all_undefined(out, n, &where),
+        CHECK(all_undefined(out, n, &where),
               "%s: output byte %zu is (partly) defined: the secrets did not reach it", what,
               where);
     VALGRIND_MAKE_MEM_DEFINED(out, n);
-    check(memcmp(out, want, n) == 0, "%s: wrong output", what);
+    CHECK(memcmp(out, want, n) == 0, "%s: wrong output", what);
 }
 
 static void run_case(const aesfast_kernel *k, int ki, unsigned s, const char *cname)
@@ -152,10 +133,10 @@ static void run_case(const aesfast_kernel *k, int ki, unsigned s, const char *cn
     secret(raw, keylen, s & S_RAWKEY);
     e = VALGRIND_COUNT_ERRORS;
     k->set_key(&key, raw, keylen);
-    check(VALGRIND_COUNT_ERRORS == e, "%s set_key: memcheck reported an error", what);
-    check(key.rounds == 6 + keylen / 4, "%s set_key: rounds %u", what, key.rounds);
+    CHECK(VALGRIND_COUNT_ERRORS == e, "%s set_key: memcheck reported an error", what);
+    CHECK(key.rounds == 6 + keylen / 4, "%s set_key: rounds %u", what, key.rounds);
     if (s & S_RAWKEY)
-        check(all_undefined(key.rk, 16 * (key.rounds + 1), &where),
+        CHECK(all_undefined(key.rk, 16 * (key.rounds + 1), &where),
               "%s set_key: round-key byte %zu is (partly) defined", what, where);
     if (s & S_EXPKEY) {
         VALGRIND_MAKE_MEM_UNDEFINED(key.rk, sizeof(key.rk));
@@ -215,7 +196,7 @@ static void check_fips197(const aesfast_kernel *k)
             sscanf(want_hex[ki] + 2 * i, "%2hhx", &want[i]);
         k->set_key(&key, raw, 16 + 8 * (size_t)ki);
         k->encrypt_block(&key, in, out);
-        check(memcmp(out, want, 16) == 0, "%s: FIPS-197 AES-%d known answer", k->name,
+        CHECK(memcmp(out, want, 16) == 0, "%s: FIPS-197 AES-%d known answer", k->name,
               128 + 64 * ki);
     }
 }
@@ -254,7 +235,7 @@ static void setup(void)
 /* Every check on one tier (CPUID, as memcheck presents it, says this CPU runs it). */
 static void test_tier(const aesfast_kernel *k)
 {
-    int f0 = failed, p0 = passed;
+    int f0 = check_failed, p0 = check_passed;
 
     check_fips197(k);
     for (int ki = 0; ki < 3; ki++)
@@ -263,7 +244,7 @@ static void test_tier(const aesfast_kernel *k)
     printf("ct_test: %-12s set_key, encrypt_block, ctr32_xor x AES-128/192/256 x "
            "%zu block counts (0..40, 100, %d) x secrets {all, raw key, exp key, input, "
            "counter}: %s (%d checks)\n", k->name, ncounts, MAXBLOCKS,
-           failed == f0 ? "ok" : "FAILED", passed + failed - p0 - f0);
+           check_failed == f0 ? "ok" : "FAILED", check_passed + check_failed - p0 - f0);
 }
 
 int main(int argc, char **argv)
@@ -284,8 +265,7 @@ int main(int argc, char **argv)
 
     if (ran < 0)
         return 1;
-    printf("ct_test: %d passed, %d failed\n", passed, failed);
-    if (failed > 0)
+    if (check_summary("ct_test") != 0)
         return 1;
     if (ran == 0) {
         printf("ct_test: every requested tier was skipped\n");
