@@ -15,6 +15,27 @@
  *                  AES-CTR's 128-bit counter is built on top of it in C, by splitting a request
  *                  at 2^32-block boundaries (see provider/ctr.c).
  *
+ * and, for the AEAD modes, a table of four functions (aesfast_aead_kernel) per mode family:
+ *
+ *   hash_init      H (the hash key, as 16 bytes) -> the tier's table of H's powers, in an
+ *                  aesfast_hash_key whose layout only that tier knows.
+ *   hash           acc = the universal hash of acc and nblocks whole blocks (AAD, lengths).
+ *   ctr            the mode's counter: ctr32_xor for GCM.
+ *   ctr_then_hash  out = in XOR keystream, then acc = hash(acc, out): GCM's seal (and, with
+ *                  GCM-SIV's counter and POLYVAL, GCM-SIV's open).
+ *   hash_then_ctr  acc = hash(acc, in), and out = in XOR keystream: GCM's open.
+ *
+ * The two stitched functions take (key, hkey, acc, ctr, in, out, nblocks): seven arguments, the
+ * seventh on the stack on x86-64 (SysV) and in x7 on arm64. The counter is used as in ctr32_xor
+ * (GCM's inc32 from the block passed, never written back); acc is in/out.
+ *
+ * acc is the hash state as 16 bytes in the field's own byte order: for GHASH the block X_i of
+ * SP 800-38D (bit 0 of the field element is the top bit of byte 0), so that every tier reads and
+ * writes the same acc and any tier can continue another's hash. Kernels may convert it to their
+ * internal form on entry and back on exit (a byte shuffle per call). GCM-SIV adds a second
+ * family, aesfast_kernel.gcmsiv: POLYVAL (the same field with the bytes reversed), GCM-SIV's
+ * little-endian 32-bit counter in the first word, and the same four shapes.
+ *
  * Contracts common to all tiers:
  *   - set_key takes keylen 16, 24 or 32 only; the provider refuses other lengths before calling
  *     it (on any other length a kernel writes nothing, or wipes *key, but never overflows).
@@ -43,6 +64,10 @@
 #define AESFAST_KEY_ROUNDS 240    /* uint32_t: 10, 12 or 14 */
 #define AESFAST_KEY_BITSLICED 256 /* the portable tier's bitsliced round keys */
 
+/* Size of the tier-owned table of hash-key powers (aesfast_hash_key): room for H^1..H^32 and a
+ * Karatsuba term per power, which is more than any tier uses. */
+#define AESFAST_HASH_KEY_BYTES 1024
+
 #ifndef __ASSEMBLER__
 
 #include <stddef.h>
@@ -58,24 +83,52 @@ typedef struct aesfast_key {
     _Alignas(16) uint64_t bitsliced[(AESFAST_MAX_ROUNDS + 1) * 8];
 } aesfast_key;
 
+/* The powers of the hash key H, in a layout private to the tier that wrote them (hash_init).
+ * 16-byte aligned (OPENSSL_zalloc memory), like aesfast_key. */
+typedef struct aesfast_hash_key {
+    _Alignas(16) uint8_t tbl[AESFAST_HASH_KEY_BYTES];
+} aesfast_hash_key;
+
 typedef void aesfast_set_key_fn(aesfast_key *key, const uint8_t *raw, size_t keylen);
 typedef void aesfast_encrypt_block_fn(const aesfast_key *key, const uint8_t in[16],
                                       uint8_t out[16]);
 typedef void aesfast_ctr32_xor_fn(const aesfast_key *key, const uint8_t ctr[16],
                                   const uint8_t *in, uint8_t *out, size_t nblocks);
 
+typedef void aesfast_hash_init_fn(aesfast_hash_key *hkey, const uint8_t h[16]);
+typedef void aesfast_hash_fn(const aesfast_hash_key *hkey, uint8_t acc[16], const uint8_t *in,
+                             size_t nblocks);
+typedef void aesfast_aead_crypt_fn(const aesfast_key *key, const aesfast_hash_key *hkey,
+                                   uint8_t acc[16], const uint8_t ctr[16], const uint8_t *in,
+                                   uint8_t *out, size_t nblocks);
+
+/* One AEAD mode family's kernels (see the top of this file). */
+typedef struct aesfast_aead_kernel {
+    aesfast_hash_init_fn *hash_init;
+    aesfast_hash_fn *hash;
+    aesfast_ctr32_xor_fn *ctr;
+    aesfast_aead_crypt_fn *ctr_then_hash;
+    aesfast_aead_crypt_fn *hash_then_ctr;
+} aesfast_aead_kernel;
+
 /* One tier's kernels, chosen once per provider instance (provider/dispatch.c). */
 typedef struct aesfast_kernel {
-    const char *name; /* "generic", "aesni", "vaes-avx2", "vaes-avx512", "armv8" */
+    const char *name; /* "generic", "aesni", "vaes-avx2", "vaes-avx512", "armv8", "armv8-sha3" */
     aesfast_set_key_fn *set_key;
     aesfast_encrypt_block_fn *encrypt_block;
     aesfast_ctr32_xor_fn *ctr32_xor;
+    aesfast_aead_kernel gcm; /* GHASH and GCM's inc32 counter */
 } aesfast_kernel;
 
 /* Portable constant-time C (kernels/aes_generic.c): bitsliced, four blocks per pass. */
 aesfast_set_key_fn aesfast_generic_set_key;
 aesfast_encrypt_block_fn aesfast_generic_encrypt_block;
 aesfast_ctr32_xor_fn aesfast_generic_ctr32_xor;
+/* kernels/ghash_generic.c: constant-time GHASH in C (integer multiplies with holes). */
+aesfast_hash_init_fn aesfast_generic_ghash_init;
+aesfast_hash_fn aesfast_generic_ghash;
+aesfast_aead_crypt_fn aesfast_generic_gcm_ctr_then_hash;
+aesfast_aead_crypt_fn aesfast_generic_gcm_hash_then_ctr;
 
 #if defined(__x86_64__)
 /* kernels/amd64/aesni.S: AES-NI, 8 blocks in flight. Also the key schedule and single-block
@@ -83,9 +136,23 @@ aesfast_ctr32_xor_fn aesfast_generic_ctr32_xor;
 aesfast_set_key_fn aesfast_aesni_set_key;
 aesfast_encrypt_block_fn aesfast_aesni_encrypt_block;
 aesfast_ctr32_xor_fn aesfast_aesni_ctr32_xor;
+/* kernels/amd64/gcm_aesni.S: PCLMULQDQ GHASH, 8 blocks per reduction; AES-NI GCM, stitched. */
+aesfast_hash_init_fn aesfast_aesni_ghash_init;
+aesfast_hash_fn aesfast_aesni_ghash;
+aesfast_aead_crypt_fn aesfast_aesni_gcm_ctr_then_hash;
+aesfast_aead_crypt_fn aesfast_aesni_gcm_hash_then_ctr;
 /* kernels/amd64/vaes.S: VAES on 256-bit (AVX2) and 512-bit (AVX-512) vectors, one source. */
 aesfast_ctr32_xor_fn aesfast_vaes_avx2_ctr32_xor;
 aesfast_ctr32_xor_fn aesfast_vaes_avx512_ctr32_xor;
+/* kernels/amd64/gcm_vaes.S: VPCLMULQDQ GHASH and VAES GCM, stitched, ymm and zmm from one source. */
+aesfast_hash_init_fn aesfast_vaes_avx2_ghash_init;
+aesfast_hash_fn aesfast_vaes_avx2_ghash;
+aesfast_aead_crypt_fn aesfast_vaes_avx2_gcm_ctr_then_hash;
+aesfast_aead_crypt_fn aesfast_vaes_avx2_gcm_hash_then_ctr;
+aesfast_hash_init_fn aesfast_vaes_avx512_ghash_init;
+aesfast_hash_fn aesfast_vaes_avx512_ghash;
+aesfast_aead_crypt_fn aesfast_vaes_avx512_gcm_ctr_then_hash;
+aesfast_aead_crypt_fn aesfast_vaes_avx512_gcm_hash_then_ctr;
 #endif
 
 #if defined(__aarch64__)
@@ -93,6 +160,15 @@ aesfast_ctr32_xor_fn aesfast_vaes_avx512_ctr32_xor;
 aesfast_set_key_fn aesfast_armv8_set_key;
 aesfast_encrypt_block_fn aesfast_armv8_encrypt_block;
 aesfast_ctr32_xor_fn aesfast_armv8_ctr32_xor;
+/* kernels/arm64/gcm_armv8.S: PMULL GHASH and AESE/AESMC GCM, stitched, 8 blocks; the _sha3
+ * variants use EOR3 (FEAT_SHA3) for the three-way XORs of the reduction and the Karatsuba sums. */
+aesfast_hash_init_fn aesfast_armv8_ghash_init;
+aesfast_hash_fn aesfast_armv8_ghash;
+aesfast_aead_crypt_fn aesfast_armv8_gcm_ctr_then_hash;
+aesfast_aead_crypt_fn aesfast_armv8_gcm_hash_then_ctr;
+aesfast_hash_fn aesfast_armv8_sha3_ghash;
+aesfast_aead_crypt_fn aesfast_armv8_sha3_gcm_ctr_then_hash;
+aesfast_aead_crypt_fn aesfast_armv8_sha3_gcm_hash_then_ctr;
 #endif
 
 #endif /* __ASSEMBLER__ */

@@ -39,6 +39,7 @@ enum {
     F_VAES = 1u << 6,
     F_VPCLMUL = 1u << 7,
     F_BMI2 = 1u << 8,
+    F_SHA3 = 1u << 9,      /* arm64 EOR3/RAX1/XAR/BCAX (FEAT_SHA3) */
 };
 
 static const struct {
@@ -47,7 +48,7 @@ static const struct {
 } feature_names[] = {
     {F_AES, "aes"},       {F_PCLMUL, "pclmul"}, {F_SSSE3, "ssse3"},   {F_SSE41, "sse4.1"},
     {F_AVX2, "avx2"},     {F_AVX512, "avx512"}, {F_VAES, "vaes"},     {F_VPCLMUL, "vpclmulqdq"},
-    {F_BMI2, "bmi2"},
+    {F_BMI2, "bmi2"},     {F_SHA3, "sha3"},
 };
 
 static unsigned cpu_features;
@@ -98,7 +99,8 @@ static void detect(void)
     unsigned long hw = getauxval(AT_HWCAP);
 
     cpu_features = ((hw & (1ul << 3)) ? F_AES : 0)      /* HWCAP_AES */
-                 | ((hw & (1ul << 4)) ? F_PCLMUL : 0); /* HWCAP_PMULL */
+                 | ((hw & (1ul << 4)) ? F_PCLMUL : 0)  /* HWCAP_PMULL */
+                 | ((hw & (1ul << 17)) ? F_SHA3 : 0);  /* HWCAP_SHA3 */
 }
 #elif defined(__aarch64__) && defined(AESFAST_ASM) && defined(__APPLE__)
 static int sysctl_flag(const char *name)
@@ -112,7 +114,8 @@ static int sysctl_flag(const char *name)
 static void detect(void)
 {
     cpu_features = (sysctl_flag("hw.optional.arm.FEAT_AES") ? F_AES : 0)
-                 | (sysctl_flag("hw.optional.arm.FEAT_PMULL") ? F_PCLMUL : 0);
+                 | (sysctl_flag("hw.optional.arm.FEAT_PMULL") ? F_PCLMUL : 0)
+                 | (sysctl_flag("hw.optional.arm.FEAT_SHA3") ? F_SHA3 : 0);
 }
 #else
 static void detect(void)
@@ -134,31 +137,47 @@ typedef struct {
     unsigned needs;
 } tier;
 
+/* The GCM table of a tier whose functions are named aesfast_<prefix>_ghash_init and so on;
+ * hash_prefix names the GHASH variant (the armv8-sha3 tier shares armv8's hash_init). */
+#define GCM_KERNELS(prefix, hash_prefix, ctr)                                                  \
+    {aesfast_##prefix##_ghash_init, aesfast_##hash_prefix##_ghash, ctr,                       \
+     aesfast_##hash_prefix##_gcm_ctr_then_hash, aesfast_##hash_prefix##_gcm_hash_then_ctr}
+
 static const tier tier_generic = {
-    {"generic", aesfast_generic_set_key, aesfast_generic_encrypt_block, aesfast_generic_ctr32_xor},
+    {"generic", aesfast_generic_set_key, aesfast_generic_encrypt_block, aesfast_generic_ctr32_xor,
+     GCM_KERNELS(generic, generic, aesfast_generic_ctr32_xor)},
     0,
 };
 
 #if defined(__x86_64__) && defined(AESFAST_ASM)
 static const tier tier_vaes_avx512 = {
     {"vaes-avx512", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
-     aesfast_vaes_avx512_ctr32_xor},
+     aesfast_vaes_avx512_ctr32_xor,
+     GCM_KERNELS(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_ctr32_xor)},
     F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_AVX512 | F_VAES | F_VPCLMUL | F_BMI2,
 };
 static const tier tier_vaes_avx2 = {
     {"vaes-avx2", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
-     aesfast_vaes_avx2_ctr32_xor},
+     aesfast_vaes_avx2_ctr32_xor,
+     GCM_KERNELS(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_ctr32_xor)},
     F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_VAES | F_VPCLMUL | F_BMI2,
 };
 static const tier tier_aesni = {
-    {"aesni", aesfast_aesni_set_key, aesfast_aesni_encrypt_block, aesfast_aesni_ctr32_xor},
+    {"aesni", aesfast_aesni_set_key, aesfast_aesni_encrypt_block, aesfast_aesni_ctr32_xor,
+     GCM_KERNELS(aesni, aesni, aesfast_aesni_ctr32_xor)},
     F_AES | F_PCLMUL | F_SSSE3 | F_SSE41,
 };
 #endif
 
 #if defined(__aarch64__) && defined(AESFAST_ASM)
+static const tier tier_armv8_sha3 = {
+    {"armv8-sha3", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor,
+     GCM_KERNELS(armv8, armv8_sha3, aesfast_armv8_ctr32_xor)},
+    F_AES | F_PCLMUL | F_SHA3,
+};
 static const tier tier_armv8 = {
-    {"armv8", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor},
+    {"armv8", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor,
+     GCM_KERNELS(armv8, armv8, aesfast_armv8_ctr32_xor)},
     F_AES | F_PCLMUL,
 };
 #endif
@@ -169,7 +188,7 @@ const aesfast_kernel *const aesfast_kernels[] = {
     &tier_vaes_avx512.k, &tier_vaes_avx2.k, &tier_aesni.k,
 #endif
 #if defined(__aarch64__) && defined(AESFAST_ASM)
-    &tier_armv8.k,
+    &tier_armv8_sha3.k, &tier_armv8.k,
 #endif
     &tier_generic.k, NULL,
 };

@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 
@@ -57,7 +58,7 @@ static void ecb(const uint8_t *key, size_t keylen, const uint8_t *in, uint8_t *o
 static void ctr32_reference(const uint8_t *key, size_t keylen, const uint8_t ctr[16],
                             const uint8_t *in, uint8_t *out, size_t n)
 {
-    uint8_t *blocks = malloc(n * 16 + 16);
+    uint8_t *blocks = calloc(n + 1, 16);
     uint32_t lo = (uint32_t)ctr[12] << 24 | (uint32_t)ctr[13] << 16 | (uint32_t)ctr[14] << 8
                 | ctr[15];
 
@@ -282,6 +283,186 @@ static void test_ctr32_guarded(const aesfast_kernel *k, size_t keylen, size_t n,
     free(want);
 }
 
+/* ---- GCM: hash_init, hash and the two stitched functions, against AES-GCM from libcrypto ---- */
+
+/* The reference: AES-GCM with a 12-byte IV through the default provider. */
+static void gcm_reference(const uint8_t *key, size_t keylen, const uint8_t iv[12],
+                          const uint8_t *aad, size_t aadlen, const uint8_t *in, uint8_t *out,
+                          size_t len, uint8_t tag[16])
+{
+    static const char *names[] = {"AES-128-GCM", "AES-192-GCM", "AES-256-GCM"};
+    EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, names[(keylen - 16) / 8], "provider=default");
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int outl = 0;
+
+    if (c == NULL || ctx == NULL || !EVP_EncryptInit_ex2(ctx, c, key, iv, NULL)
+        || (aadlen > 0 && !EVP_EncryptUpdate(ctx, NULL, &outl, aad, (int)aadlen))
+        || (len > 0 && !EVP_EncryptUpdate(ctx, out, &outl, in, (int)len))
+        || !EVP_EncryptFinal_ex(ctx, out + len, &outl)
+        || !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag)) {
+        ERR_print_errors_fp(stderr);
+        fprintf(stderr, "kernel_test: the AES-GCM reference is unavailable\n");
+        exit(1);
+    }
+    EVP_CIPHER_CTX_free(ctx);
+    EVP_CIPHER_free(c);
+}
+
+static void store_be64_bits(uint8_t *p, uint64_t bytes)
+{
+    uint64_t v = bytes * 8;
+
+    for (int i = 7; i >= 0; i--, v >>= 8)
+        p[i] = (uint8_t)v;
+}
+
+/*
+ * One GCM message of aadblocks and n whole blocks through the tier's kernels, sealed
+ * (ctr_then_hash) and opened (hash_then_ctr), compared with libcrypto's ciphertext and tag.
+ * The stitched call is split in two at split (0 = one call), as the provider does across updates.
+ */
+static void test_gcm_case(const aesfast_kernel *k, size_t keylen, size_t aadblocks, size_t n,
+                          size_t split, size_t misalign, int in_place)
+{
+    enum { GUARD = 32 };
+    const aesfast_aead_kernel *g = &k->gcm;
+    uint8_t key[32], iv[12], zero[16] = {0}, h[16], j0[16], ctr[16], ctr_copy[16], ekj0[16];
+    uint8_t acc[16], lens[16], tag[16], want_tag[16];
+    aesfast_key ks;
+    aesfast_hash_key *hk = malloc(sizeof(*hk));
+    size_t len = n * 16;
+    uint8_t *aad = malloc(aadblocks * 16 + 1), *pt = malloc(len + 1);
+    uint8_t *want = malloc(len + 16);
+    uint8_t *buf = malloc(len + 2 * GUARD + 32), *buf2 = malloc(len + 2 * GUARD + 32);
+
+    if (split > n)
+        split = n;
+    tiers_fill(key, keylen);
+    tiers_fill(iv, 12);
+    tiers_fill(aad, aadblocks * 16);
+    tiers_fill(pt, len);
+    gcm_reference(key, keylen, iv, aad, aadblocks * 16, pt, want, len, want_tag);
+
+    k->set_key(&ks, key, keylen);
+    k->encrypt_block(&ks, zero, h);
+    g->hash_init(hk, h);
+    memcpy(j0, iv, 12);
+    j0[12] = j0[13] = j0[14] = 0;
+    j0[15] = 1;
+    k->encrypt_block(&ks, j0, ekj0);
+    store_be64_bits(lens, aadblocks * 16);
+    store_be64_bits(lens + 8, len);
+
+    for (int open = 0; open <= 1; open++) {
+        uint8_t *in = buf + GUARD + misalign;
+        uint8_t *out = in_place ? in : buf2 + GUARD + (misalign * 5 + 3) % 16;
+        memset(buf2, 0x5a, len + 2 * GUARD + 32);
+        memcpy(in, open ? want : pt, len);
+        uint8_t before[GUARD], after[GUARD];
+        memcpy(before, out - GUARD, GUARD);
+        memcpy(after, out + len, GUARD);
+
+        memset(acc, 0, 16);
+        g->hash(hk, acc, aad, aadblocks);
+        aesfast_aead_crypt_fn *fn = open ? g->hash_then_ctr : g->ctr_then_hash;
+        memcpy(ctr, j0, 16);
+        ctr[15] = 2;
+        memcpy(ctr_copy, ctr, 16);
+        fn(&ks, hk, acc, ctr, in, out, split);
+        CHECK(memcmp(ctr, ctr_copy, 16) == 0, "%s: gcm kernel changed the counter", k->name);
+        ctr[15] = (uint8_t)(2 + split); /* n < 250 when split != 0 */
+        fn(&ks, hk, acc, split ? ctr : ctr_copy, in + 16 * split, out + 16 * split,
+           n - split);
+        g->hash(hk, acc, lens, 1);
+        for (int i = 0; i < 16; i++)
+            tag[i] = acc[i] ^ ekj0[i];
+        CHECK(memcmp(out, open ? pt : want, len) == 0,
+              "%s: gcm %s output differs: %zu-byte key, %zu AAD blocks, %zu blocks, split %zu, "
+              "misalign %zu, in_place %d", k->name, open ? "open" : "seal", keylen, aadblocks, n,
+              split, misalign, in_place);
+        CHECK(memcmp(tag, want_tag, 16) == 0,
+              "%s: gcm %s tag differs: %zu-byte key, %zu AAD blocks, %zu blocks, split %zu, "
+              "misalign %zu, in_place %d", k->name, open ? "open" : "seal", keylen, aadblocks, n,
+              split, misalign, in_place);
+        CHECK(memcmp(before, out - GUARD, GUARD) == 0 && memcmp(after, out + len, GUARD) == 0,
+              "%s: gcm %s wrote outside its output (%zu blocks)", k->name,
+              open ? "open" : "seal", n);
+    }
+    OPENSSL_cleanse(hk, sizeof(*hk));
+    free(hk);
+    free(aad);
+    free(pt);
+    free(want);
+    free(buf);
+    free(buf2);
+}
+
+/* The stitched kernels across a 32-bit counter wrap (GCM with a non-12-byte IV can start
+ * anywhere): the output against ctr32_reference, the hash against the generic tier's GHASH of
+ * the ciphertext (itself checked against libcrypto above). */
+static void test_gcm_wrap(const aesfast_kernel *k, size_t keylen, size_t n)
+{
+    const aesfast_kernel *generic = aesfast_kernel_by_name("generic");
+    uint8_t key[32], h[16], ctr[16], acc[16], acc_ref[16];
+    aesfast_key ks;
+    aesfast_hash_key *hk = malloc(sizeof(*hk)), *hk_ref = malloc(sizeof(*hk_ref));
+    uint8_t *in = malloc(16 * n + 1), *out = malloc(16 * n + 1), *want = malloc(16 * n + 1);
+
+    tiers_fill(key, keylen);
+    tiers_fill(h, 16);
+    tiers_fill(ctr, 16);
+    tiers_fill(in, 16 * n);
+    tiers_fill(acc, 16);
+    uint32_t lo = 0xffffffffu - (uint32_t)(tiers_rng() % (n + 1));
+    ctr[12] = (uint8_t)(lo >> 24); ctr[13] = (uint8_t)(lo >> 16);
+    ctr[14] = (uint8_t)(lo >> 8);  ctr[15] = (uint8_t)lo;
+    k->set_key(&ks, key, keylen);
+    k->gcm.hash_init(hk, h);
+    generic->gcm.hash_init(hk_ref, h);
+    ctr32_reference(key, keylen, ctr, in, want, n);
+    for (int open = 0; open <= 1; open++) {
+        memcpy(acc_ref, acc, 16);
+        generic->gcm.hash(hk_ref, acc_ref, open ? in : want, n);
+        uint8_t a[16];
+        memcpy(a, acc, 16);
+        (open ? k->gcm.hash_then_ctr : k->gcm.ctr_then_hash)(&ks, hk, a, ctr, in, out, n);
+        CHECK(memcmp(out, want, 16 * n) == 0, "%s: gcm %s across the counter wrap: output",
+              k->name, open ? "open" : "seal");
+        CHECK(memcmp(a, acc_ref, 16) == 0, "%s: gcm %s across the counter wrap: hash", k->name,
+              open ? "open" : "seal");
+    }
+    free(hk);
+    free(hk_ref);
+    free(in);
+    free(out);
+    free(want);
+}
+
+static void test_gcm_tier(const aesfast_kernel *k)
+{
+    static const size_t keylens[] = {16, 24, 32};
+
+    if (!CHECK(k->gcm.hash_init && k->gcm.hash && k->gcm.ctr && k->gcm.ctr_then_hash
+                   && k->gcm.hash_then_ctr,
+               "%s: the GCM kernel table is incomplete", k->name))
+        return;
+    CHECK(k->gcm.ctr == k->ctr32_xor, "%s: GCM's counter is not the tier's ctr32_xor", k->name);
+    for (int i = 0; i < 3; i++) {
+        size_t kl = keylens[i];
+        for (size_t n = 0; n <= 100; n++)
+            test_gcm_case(k, kl, n % 7 == 6 ? 20 + n % 40 : n % 4, n, n % 3 == 1 ? n / 2 : 0,
+                          n % 16, n % 5 == 0);
+        for (size_t a = 0; a <= 70; a++)
+            test_gcm_case(k, kl, a, a % 3, 0, a % 16, 0);
+        static const size_t large[] = {255, 256, 257, 1000, 4099};
+        for (size_t j = 0; j < sizeof(large) / sizeof(large[0]); j++)
+            test_gcm_case(k, kl, j, large[j], j % 2 ? 33 : 0, j, (int)j % 2);
+        for (size_t n = 1; n <= 40; n += 3)
+            test_gcm_wrap(k, kl, n);
+        test_gcm_wrap(k, kl, 300);
+    }
+}
+
 static void test_tier(const aesfast_kernel *k)
 {
     static const size_t keylens[] = {16, 24, 32};
@@ -302,6 +483,7 @@ static void test_tier(const aesfast_kernel *k)
                 test_ctr32_guarded(k, kl, large[j], at_end);
         }
     }
+    test_gcm_tier(k);
     printf("kernel_test: %-12s %s (%d checks)\n", k->name,
            check_failed == failed_before ? "ok" : "FAILED",
            check_passed + check_failed - checks_before);
