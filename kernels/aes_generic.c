@@ -472,28 +472,36 @@ void aesfast_generic_encrypt_block(const aesfast_key *key, const uint8_t in[16],
     wipe(q, sizeof(q));
 }
 
-void aesfast_generic_ctr32_xor(const aesfast_key *key, const uint8_t ctr[16], const uint8_t *in,
-                               uint8_t *out, size_t nblocks)
+/* CTR over 32-bit counters in either of the two formats of aesfast_kernel.h: GCM's big-endian
+ * word in bytes 12..15 (le_first = 0), or GCM-SIV's little-endian word in bytes 0..3 (1). */
+static void ctr32_xor_fmt(const aesfast_key *key, const uint8_t ctr[16], const uint8_t *in,
+                          uint8_t *out, size_t nblocks, int le_first)
 {
     uint8_t blocks[64]; /* four counter blocks, then their keystream */
     uint64_t q[8];
-    uint32_t c = (uint32_t)ctr[12] << 24 | (uint32_t)ctr[13] << 16 | (uint32_t)ctr[14] << 8 |
-                 (uint32_t)ctr[15];
+    const size_t at = le_first ? 0 : 12; /* where the counter word sits */
+    uint32_t c = le_first ? load_le32(ctr)
+                          : (uint32_t)ctr[12] << 24 | (uint32_t)ctr[13] << 16 |
+                                (uint32_t)ctr[14] << 8 | (uint32_t)ctr[15];
 
     while (nblocks > 0) {
         const size_t n = nblocks < 4 ? nblocks : 4;
 
         /* The counter is public: building the blocks may depend on it freely. The uint32_t
-         * addition wraps modulo 2^32 and never touches bytes 0..11. */
+         * addition wraps modulo 2^32 and never touches the other 12 bytes. */
         for (int k = 0; k < 4; k++) {
             uint8_t *cb = blocks + 16 * k;
             const uint32_t ck = c + (uint32_t)k;
 
-            memcpy(cb, ctr, 12);
-            cb[12] = (uint8_t)(ck >> 24);
-            cb[13] = (uint8_t)(ck >> 16);
-            cb[14] = (uint8_t)(ck >> 8);
-            cb[15] = (uint8_t)ck;
+            memcpy(cb, ctr, 16);
+            if (le_first) {
+                store_le32(cb + at, ck);
+            } else {
+                cb[12] = (uint8_t)(ck >> 24);
+                cb[13] = (uint8_t)(ck >> 16);
+                cb[14] = (uint8_t)(ck >> 8);
+                cb[15] = (uint8_t)ck;
+            }
         }
         to_bitsliced(q, blocks);
         encrypt_bitsliced(key, q);
@@ -514,4 +522,16 @@ void aesfast_generic_ctr32_xor(const aesfast_key *key, const uint8_t ctr[16], co
 
     wipe(blocks, sizeof(blocks));
     wipe(q, sizeof(q));
+}
+
+void aesfast_generic_ctr32_xor(const aesfast_key *key, const uint8_t ctr[16], const uint8_t *in,
+                               uint8_t *out, size_t nblocks)
+{
+    ctr32_xor_fmt(key, ctr, in, out, nblocks, 0);
+}
+
+void aesfast_generic_ctr32le_xor(const aesfast_key *key, const uint8_t ctr[16],
+                                 const uint8_t *in, uint8_t *out, size_t nblocks)
+{
+    ctr32_xor_fmt(key, ctr, in, out, nblocks, 1);
 }

@@ -32,9 +32,18 @@
  * acc is the hash state as 16 bytes in the field's own byte order: for GHASH the block X_i of
  * SP 800-38D (bit 0 of the field element is the top bit of byte 0), so that every tier reads and
  * writes the same acc and any tier can continue another's hash. Kernels may convert it to their
- * internal form on entry and back on exit (a byte shuffle per call). GCM-SIV adds a second
- * family, aesfast_kernel.gcmsiv: POLYVAL (the same field with the bytes reversed), GCM-SIV's
- * little-endian 32-bit counter in the first word, and the same four shapes.
+ * internal form on entry and back on exit (a byte shuffle per call).
+ *
+ * GCM-SIV (RFC 8452) is the second family, aesfast_kernel.gcmsiv, on the same shapes:
+ *   hash_init, hash  POLYVAL: the same field as GHASH with the bytes of every block reversed (and
+ *                    a Montgomery factor); acc and H in POLYVAL's own byte order (RFC 8452).
+ *   ctr              ctr32le_xor: out[i] = in[i] XOR AES(ctr + i), where "+ i" adds i to the
+ *                    FIRST 4 bytes of the counter block read as a little-endian uint32, modulo
+ *                    2^32 (bytes 4..15 never change). Also the per-nonce key derivation: the
+ *                    blocks LE32(j) || nonce are the counter blocks from (0 || nonce).
+ *   ctr_then_hash    out = in XOR keystream, then acc = POLYVAL(acc, out): GCM-SIV's open.
+ *   hash_then_ctr    unused (NULL): GCM-SIV's seal needs the whole POLYVAL before the first
+ *                    counter block (the tag) exists, so it is hash, then ctr, in two passes.
  *
  * Contracts common to all tiers:
  *   - set_key takes keylen 16, 24 or 32 only; the provider refuses other lengths before calling
@@ -117,7 +126,8 @@ typedef struct aesfast_kernel {
     aesfast_set_key_fn *set_key;
     aesfast_encrypt_block_fn *encrypt_block;
     aesfast_ctr32_xor_fn *ctr32_xor;
-    aesfast_aead_kernel gcm; /* GHASH and GCM's inc32 counter */
+    aesfast_aead_kernel gcm;    /* GHASH and GCM's inc32 counter */
+    aesfast_aead_kernel gcmsiv; /* POLYVAL and GCM-SIV's little-endian counter */
 } aesfast_kernel;
 
 /* Portable constant-time C (kernels/aes_generic.c): bitsliced, four blocks per pass. */
@@ -129,6 +139,10 @@ aesfast_hash_init_fn aesfast_generic_ghash_init;
 aesfast_hash_fn aesfast_generic_ghash;
 aesfast_aead_crypt_fn aesfast_generic_gcm_ctr_then_hash;
 aesfast_aead_crypt_fn aesfast_generic_gcm_hash_then_ctr;
+aesfast_ctr32_xor_fn aesfast_generic_ctr32le_xor;
+aesfast_hash_init_fn aesfast_generic_polyval_init;
+aesfast_hash_fn aesfast_generic_polyval;
+aesfast_aead_crypt_fn aesfast_generic_gcmsiv_ctr_then_hash;
 
 #if defined(__x86_64__)
 /* kernels/amd64/aesni.S: AES-NI, 8 blocks in flight. Also the key schedule and single-block
@@ -141,6 +155,11 @@ aesfast_hash_init_fn aesfast_aesni_ghash_init;
 aesfast_hash_fn aesfast_aesni_ghash;
 aesfast_aead_crypt_fn aesfast_aesni_gcm_ctr_then_hash;
 aesfast_aead_crypt_fn aesfast_aesni_gcm_hash_then_ctr;
+/* GCM-SIV: the same macros with POLYVAL's byte order and the little-endian counter. */
+aesfast_ctr32_xor_fn aesfast_aesni_ctr32le_xor;
+aesfast_hash_init_fn aesfast_aesni_polyval_init;
+aesfast_hash_fn aesfast_aesni_polyval;
+aesfast_aead_crypt_fn aesfast_aesni_gcmsiv_ctr_then_hash;
 /* kernels/amd64/vaes.S: VAES on 256-bit (AVX2) and 512-bit (AVX-512) vectors, one source. */
 aesfast_ctr32_xor_fn aesfast_vaes_avx2_ctr32_xor;
 aesfast_ctr32_xor_fn aesfast_vaes_avx512_ctr32_xor;
@@ -153,6 +172,15 @@ aesfast_hash_init_fn aesfast_vaes_avx512_ghash_init;
 aesfast_hash_fn aesfast_vaes_avx512_ghash;
 aesfast_aead_crypt_fn aesfast_vaes_avx512_gcm_ctr_then_hash;
 aesfast_aead_crypt_fn aesfast_vaes_avx512_gcm_hash_then_ctr;
+/* GCM-SIV on the VAES tiers (POLYVAL and the little-endian counter). */
+aesfast_ctr32_xor_fn aesfast_vaes_avx2_ctr32le_xor;
+aesfast_hash_init_fn aesfast_vaes_avx2_polyval_init;
+aesfast_hash_fn aesfast_vaes_avx2_polyval;
+aesfast_aead_crypt_fn aesfast_vaes_avx2_gcmsiv_ctr_then_hash;
+aesfast_ctr32_xor_fn aesfast_vaes_avx512_ctr32le_xor;
+aesfast_hash_init_fn aesfast_vaes_avx512_polyval_init;
+aesfast_hash_fn aesfast_vaes_avx512_polyval;
+aesfast_aead_crypt_fn aesfast_vaes_avx512_gcmsiv_ctr_then_hash;
 #endif
 
 #if defined(__aarch64__)
@@ -169,6 +197,13 @@ aesfast_aead_crypt_fn aesfast_armv8_gcm_hash_then_ctr;
 aesfast_hash_fn aesfast_armv8_sha3_ghash;
 aesfast_aead_crypt_fn aesfast_armv8_sha3_gcm_ctr_then_hash;
 aesfast_aead_crypt_fn aesfast_armv8_sha3_gcm_hash_then_ctr;
+/* GCM-SIV on armv8 (POLYVAL and the little-endian counter); _sha3 with EOR3. */
+aesfast_ctr32_xor_fn aesfast_armv8_ctr32le_xor;
+aesfast_hash_init_fn aesfast_armv8_polyval_init;
+aesfast_hash_fn aesfast_armv8_polyval;
+aesfast_aead_crypt_fn aesfast_armv8_gcmsiv_ctr_then_hash;
+aesfast_hash_fn aesfast_armv8_sha3_polyval;
+aesfast_aead_crypt_fn aesfast_armv8_sha3_gcmsiv_ctr_then_hash;
 #endif
 
 #endif /* __ASSEMBLER__ */

@@ -27,6 +27,11 @@
  *     A . B mod P = HI ^ g ^ (g >> 1) ^ (g >> 2) ^ (g >> 7)       (128-bit shifts)
  *
  * Each 128 x 128 product is three 64 x 64 ones (Karatsuba).
+ *
+ * POLYVAL (GCM-SIV, RFC 8452) is the same field with the bytes of every block in the other order
+ * and a Montgomery factor: POLYVAL(H, X) = rev(GHASH(mulX(rev(H)), rev(X))) (RFC 8452, appendix
+ * A), where rev reverses the 16 bytes and mulX multiplies by x in GHASH's representation. So the
+ * POLYVAL functions below load each block byte-reversed (little-endian) and run the GHASH core.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -127,6 +132,19 @@ void aesfast_generic_ghash_init(aesfast_hash_key *hkey, const uint8_t h[16])
     memcpy(hkey->tbl, &t, sizeof(t));
 }
 
+static uint64_t load_le64(const uint8_t *p)
+{
+    return (uint64_t)p[7] << 56 | (uint64_t)p[6] << 48 | (uint64_t)p[5] << 40
+         | (uint64_t)p[4] << 32 | (uint64_t)p[3] << 24 | (uint64_t)p[2] << 16
+         | (uint64_t)p[1] << 8 | (uint64_t)p[0];
+}
+
+static void store_le64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++, v >>= 8)
+        p[i] = (uint8_t)v;
+}
+
 void aesfast_generic_ghash(const aesfast_hash_key *hkey, uint8_t acc[16], const uint8_t *in,
                            size_t nblocks)
 {
@@ -143,58 +161,100 @@ void aesfast_generic_ghash(const aesfast_hash_key *hkey, uint8_t acc[16], const 
     store_be64(acc + 8, a0);
 }
 
+void aesfast_generic_polyval_init(aesfast_hash_key *hkey, const uint8_t h[16])
+{
+    /* mulX(rev(H)): rev(H) as GHASH's big-endian halves, shifted right one bit (x^1 in the
+     * reflected order), reduced by x^128 = 1 + x + x^2 + x^7 (0xe1 in the top byte). The branch
+     * is on a bit of H, so it is done with a mask. */
+    uint64_t h1 = load_le64(h + 8), h0 = load_le64(h);
+    uint64_t carry = (uint64_t)0 - (h0 & 1);
+    uint8_t hx[16];
+
+    h0 = (h0 >> 1) | (h1 << 63);
+    h1 = (h1 >> 1) ^ (carry & 0xe100000000000000u);
+    store_be64(hx, h1);
+    store_be64(hx + 8, h0);
+    aesfast_generic_ghash_init(hkey, hx);
+    memset(hx, 0, sizeof(hx));
+}
+
+void aesfast_generic_polyval(const aesfast_hash_key *hkey, uint8_t acc[16], const uint8_t *in,
+                             size_t nblocks)
+{
+    ghash_tbl t;
+    uint64_t a1 = load_le64(acc + 8), a0 = load_le64(acc);
+
+    memcpy(&t, hkey->tbl, sizeof(t));
+    for (size_t i = 0; i < nblocks; i++, in += 16) {
+        a1 ^= load_le64(in + 8);
+        a0 ^= load_le64(in);
+        gf_mul(&t, &a1, &a0);
+    }
+    store_le64(acc + 8, a1);
+    store_le64(acc, a0);
+}
+
 /*
- * GCM = CTR (inc32) and GHASH of the ciphertext, in chunks that stay in L1 between the two
- * passes. The counter block advances here, in a local copy, exactly as inc32 does in the kernel.
+ * The stitched shapes as two passes over chunks that stay in L1 between them: CTR, then the hash
+ * of its output (GCM seal, GCM-SIV open), or the hash of the input, then CTR (GCM open). The
+ * counter block advances here, in a local copy, exactly as the kernel's 32-bit counter does.
  */
 #define CHUNK 64 /* blocks */
 
-static void ctr_advance(uint8_t ctr[16], size_t n)
+static void ctr_advance(uint8_t ctr[16], size_t n, int le_first)
 {
-    uint32_t v = (uint32_t)ctr[12] << 24 | (uint32_t)ctr[13] << 16 | (uint32_t)ctr[14] << 8
-               | ctr[15];
+    uint8_t *w = le_first ? ctr : ctr + 12;
+    uint32_t v = le_first ? (uint32_t)w[3] << 24 | (uint32_t)w[2] << 16 | (uint32_t)w[1] << 8 | w[0]
+                          : (uint32_t)w[0] << 24 | (uint32_t)w[1] << 16 | (uint32_t)w[2] << 8 | w[3];
 
     v += (uint32_t)n;
-    ctr[12] = (uint8_t)(v >> 24);
-    ctr[13] = (uint8_t)(v >> 16);
-    ctr[14] = (uint8_t)(v >> 8);
-    ctr[15] = (uint8_t)v;
+    for (int i = 0; i < 4; i++)
+        w[le_first ? i : 3 - i] = (uint8_t)(v >> (8 * i));
+}
+
+static void stitch(aesfast_ctr32_xor_fn *ctr_fn, aesfast_hash_fn *hash_fn, int le_first,
+                   int hash_out, const aesfast_key *key, const aesfast_hash_key *hkey,
+                   uint8_t acc[16], const uint8_t ctr[16], const uint8_t *in, uint8_t *out,
+                   size_t nblocks)
+{
+    uint8_t c[16];
+
+    memcpy(c, ctr, 16);
+    while (nblocks > 0) {
+        size_t n = nblocks < CHUNK ? nblocks : CHUNK;
+
+        if (!hash_out)
+            hash_fn(hkey, acc, in, n); /* before out, which may be in, is written */
+        ctr_fn(key, c, in, out, n);
+        if (hash_out)
+            hash_fn(hkey, acc, out, n);
+        ctr_advance(c, n, le_first);
+        in += 16 * n;
+        out += 16 * n;
+        nblocks -= n;
+    }
 }
 
 void aesfast_generic_gcm_ctr_then_hash(const aesfast_key *key, const aesfast_hash_key *hkey,
                                        uint8_t acc[16], const uint8_t ctr[16],
                                        const uint8_t *in, uint8_t *out, size_t nblocks)
 {
-    uint8_t c[16];
-
-    memcpy(c, ctr, 16);
-    while (nblocks > 0) {
-        size_t n = nblocks < CHUNK ? nblocks : CHUNK;
-
-        aesfast_generic_ctr32_xor(key, c, in, out, n);
-        aesfast_generic_ghash(hkey, acc, out, n);
-        ctr_advance(c, n);
-        in += 16 * n;
-        out += 16 * n;
-        nblocks -= n;
-    }
+    stitch(aesfast_generic_ctr32_xor, aesfast_generic_ghash, 0, 1, key, hkey, acc, ctr, in, out,
+           nblocks);
 }
 
 void aesfast_generic_gcm_hash_then_ctr(const aesfast_key *key, const aesfast_hash_key *hkey,
                                        uint8_t acc[16], const uint8_t ctr[16],
                                        const uint8_t *in, uint8_t *out, size_t nblocks)
 {
-    uint8_t c[16];
+    stitch(aesfast_generic_ctr32_xor, aesfast_generic_ghash, 0, 0, key, hkey, acc, ctr, in, out,
+           nblocks);
+}
 
-    memcpy(c, ctr, 16);
-    while (nblocks > 0) {
-        size_t n = nblocks < CHUNK ? nblocks : CHUNK;
-
-        aesfast_generic_ghash(hkey, acc, in, n); /* before out, which may be in, is written */
-        aesfast_generic_ctr32_xor(key, c, in, out, n);
-        ctr_advance(c, n);
-        in += 16 * n;
-        out += 16 * n;
-        nblocks -= n;
-    }
+void aesfast_generic_gcmsiv_ctr_then_hash(const aesfast_key *key, const aesfast_hash_key *hkey,
+                                          uint8_t acc[16], const uint8_t ctr[16],
+                                          const uint8_t *in, uint8_t *out, size_t nblocks)
+{
+    stitch(aesfast_generic_ctr32le_xor, aesfast_generic_polyval, 1, 1, key, hkey, acc, ctr, in,
+           out, nblocks);
 }

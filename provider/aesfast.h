@@ -48,6 +48,7 @@ enum {
     AESFAST_R_INVALID_TLS_AAD,
     AESFAST_R_TLS_RECORD,
     AESFAST_R_RANDOM_FAILED,
+    AESFAST_R_ONE_DATA_UPDATE,
 };
 
 /* Stores the core's error functions; called once from OSSL_provider_init. */
@@ -75,5 +76,8 @@ extern const OSSL_DISPATCH aesfast_aes256ctr_functions[];
 extern const OSSL_DISPATCH aesfast_aes128gcm_functions[];
 extern const OSSL_DISPATCH aesfast_aes192gcm_functions[];
 extern const OSSL_DISPATCH aesfast_aes256gcm_functions[];
+extern const OSSL_DISPATCH aesfast_aes128gcmsiv_functions[];
+extern const OSSL_DISPATCH aesfast_aes192gcmsiv_functions[];
+extern const OSSL_DISPATCH aesfast_aes256gcmsiv_functions[];
 
 #endif /* AESFAST_H */

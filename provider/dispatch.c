@@ -137,15 +137,20 @@ typedef struct {
     unsigned needs;
 } tier;
 
-/* The GCM table of a tier whose functions are named aesfast_<prefix>_ghash_init and so on;
- * hash_prefix names the GHASH variant (the armv8-sha3 tier shares armv8's hash_init). */
+/* The GCM and GCM-SIV tables of a tier whose functions are named aesfast_<prefix>_ghash_init
+ * and so on; hash_prefix names the hash-loop variant (armv8-sha3 shares armv8's tables and
+ * counters, and has its own EOR3 loops). */
 #define GCM_KERNELS(prefix, hash_prefix, ctr)                                                  \
     {aesfast_##prefix##_ghash_init, aesfast_##hash_prefix##_ghash, ctr,                       \
      aesfast_##hash_prefix##_gcm_ctr_then_hash, aesfast_##hash_prefix##_gcm_hash_then_ctr}
+#define GCMSIV_KERNELS(prefix, hash_prefix)                                                    \
+    {aesfast_##prefix##_polyval_init, aesfast_##hash_prefix##_polyval,                        \
+     aesfast_##prefix##_ctr32le_xor, aesfast_##hash_prefix##_gcmsiv_ctr_then_hash, NULL}
 
 static const tier tier_generic = {
     {"generic", aesfast_generic_set_key, aesfast_generic_encrypt_block, aesfast_generic_ctr32_xor,
-     GCM_KERNELS(generic, generic, aesfast_generic_ctr32_xor)},
+     GCM_KERNELS(generic, generic, aesfast_generic_ctr32_xor),
+     GCMSIV_KERNELS(generic, generic)},
     0,
 };
 
@@ -153,18 +158,20 @@ static const tier tier_generic = {
 static const tier tier_vaes_avx512 = {
     {"vaes-avx512", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
      aesfast_vaes_avx512_ctr32_xor,
-     GCM_KERNELS(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_ctr32_xor)},
+     GCM_KERNELS(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_ctr32_xor),
+     GCMSIV_KERNELS(vaes_avx512, vaes_avx512)},
     F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_AVX512 | F_VAES | F_VPCLMUL | F_BMI2,
 };
 static const tier tier_vaes_avx2 = {
     {"vaes-avx2", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
      aesfast_vaes_avx2_ctr32_xor,
-     GCM_KERNELS(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_ctr32_xor)},
+     GCM_KERNELS(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_ctr32_xor),
+     GCMSIV_KERNELS(vaes_avx2, vaes_avx2)},
     F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_VAES | F_VPCLMUL | F_BMI2,
 };
 static const tier tier_aesni = {
     {"aesni", aesfast_aesni_set_key, aesfast_aesni_encrypt_block, aesfast_aesni_ctr32_xor,
-     GCM_KERNELS(aesni, aesni, aesfast_aesni_ctr32_xor)},
+     GCM_KERNELS(aesni, aesni, aesfast_aesni_ctr32_xor), GCMSIV_KERNELS(aesni, aesni)},
     F_AES | F_PCLMUL | F_SSSE3 | F_SSE41,
 };
 #endif
@@ -172,12 +179,14 @@ static const tier tier_aesni = {
 #if defined(__aarch64__) && defined(AESFAST_ASM)
 static const tier tier_armv8_sha3 = {
     {"armv8-sha3", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor,
-     GCM_KERNELS(armv8, armv8_sha3, aesfast_armv8_ctr32_xor)},
+     GCM_KERNELS(armv8, armv8_sha3, aesfast_armv8_ctr32_xor),
+     GCMSIV_KERNELS(armv8, armv8_sha3)},
     F_AES | F_PCLMUL | F_SHA3,
 };
 static const tier tier_armv8 = {
     {"armv8", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor,
-     GCM_KERNELS(armv8, armv8, aesfast_armv8_ctr32_xor)},
+     GCM_KERNELS(armv8, armv8, aesfast_armv8_ctr32_xor),
+     GCMSIV_KERNELS(armv8, armv8)},
     F_AES | F_PCLMUL,
 };
 #endif

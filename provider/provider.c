@@ -30,6 +30,12 @@ static const OSSL_ALGORITHM aesfast_ciphers[] = {
      aesfast_aes192gcm_functions, "AES-192 in Galois/counter mode"},
     {"AES-256-GCM:id-aes256-GCM:2.16.840.1.101.3.4.1.46", AESFAST_PROPS,
      aesfast_aes256gcm_functions, "AES-256 in Galois/counter mode"},
+    {"AES-128-GCM-SIV", AESFAST_PROPS, aesfast_aes128gcmsiv_functions,
+     "AES-128 in GCM-SIV mode (RFC 8452)"},
+    {"AES-192-GCM-SIV", AESFAST_PROPS, aesfast_aes192gcmsiv_functions,
+     "AES-192 in GCM-SIV mode"},
+    {"AES-256-GCM-SIV", AESFAST_PROPS, aesfast_aes256gcmsiv_functions,
+     "AES-256 in GCM-SIV mode (RFC 8452)"},
     {NULL, NULL, NULL, NULL},
 };
 

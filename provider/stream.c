@@ -71,18 +71,34 @@ static void pad_part(aead_stream *s, unsigned int from)
     memset(s->part + from, 0, AESFAST_BLOCK - from);
 }
 
+/* The first data byte ends the AAD: its last partial block is hashed, zero-padded. */
+static void end_aad(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey)
+{
+    if (s->in_data)
+        return;
+    if (s->aad_part != 0) {
+        pad_part(s, s->aad_part);
+        f->hash(hkey, s->acc, s->part, 1);
+        s->aad_part = 0;
+    }
+    s->in_data = 1;
+}
+
+void aead_hash_only(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
+                    const uint8_t *in, size_t len)
+{
+    end_aad(s, f, hkey);
+    s->datalen += len;
+    f->hash(hkey, s->acc, in, len / AESFAST_BLOCK);
+    memcpy(s->part, in + len - len % AESFAST_BLOCK, len % AESFAST_BLOCK);
+    s->ks.num = (unsigned int)(len % AESFAST_BLOCK); /* the tail aead_finish pads and hashes */
+}
+
 void aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfast_aead_kernel *f,
                 const aesfast_key *key, const aesfast_hash_key *hkey, const uint8_t *in,
                 uint8_t *out, size_t len, int hash_out)
 {
-    if (!s->in_data) { /* the AAD ends here */
-        if (s->aad_part != 0) {
-            pad_part(s, s->aad_part);
-            f->hash(hkey, s->acc, s->part, 1);
-            s->aad_part = 0;
-        }
-        s->in_data = 1;
-    }
+    end_aad(s, f, hkey);
     s->datalen += len;
 
     if (s->ks.num != 0) { /* finish the partial block */

@@ -87,6 +87,12 @@ void aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfast_aead_k
                 const aesfast_key *key, const aesfast_hash_key *hkey, const uint8_t *in,
                 uint8_t *out, size_t len, int hash_out);
 
+/* Data bytes that are hashed but not encrypted here: GCM-SIV's seal, whose counter is the tag,
+ * so it hashes the whole message first and encrypts it in a second pass. Call once per message
+ * (the tail is kept for aead_finish). */
+void aead_hash_only(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
+                    const uint8_t *in, size_t len);
+
 /* Hashes what is buffered (zero-padded) and the lengths block; acc is then the final hash.
  * lens is the mode's lengths block (GCM: bit lengths, big-endian; POLYVAL: little-endian). */
 void aead_finish(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,

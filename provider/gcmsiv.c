@@ -1,0 +1,553 @@
+/*
+ * AES-128/192/256-GCM-SIV (RFC 8452) with the names, parameters and contract of OpenSSL 3.2+'s
+ * default provider, made safe where that one is not, and available on OpenSSL 3.0 and 3.1 too.
+ *
+ * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
+ *
+ * A message: init with the key and a 12-byte nonce (which derives the per-nonce keys), AAD in
+ * any number of updates (out == NULL), then the data in ONE update, then final. GCM-SIV cannot
+ * stream: the tag is the initial counter, so sealing must hash the whole plaintext before the
+ * first block is encrypted (POLYVAL, then CTR: two passes), and opening needs the tag before the
+ * first block is decrypted (CTR and POLYVAL stitched, one pass). The "speed" parameter lets
+ * several data updates each be a whole message under the same nonce and AAD, for
+ * `openssl speed`, as in OpenSSL.
+ *
+ * Where OpenSSL 3.5 is unsafe, aesfast is not (README.md lists each difference, and
+ * test/gcmsiv_api.c shows each one against the default provider):
+ *   - every init starts a new message: no AAD of a previous message survives a re-init;
+ *   - no key, no message (OpenSSL encrypts under an all-zero key);
+ *   - AAD after the data is refused (OpenSSL takes it and leaves it out of the tag);
+ *   - the tag is checked in the data update itself, and on a mismatch the output is wiped before
+ *     the update fails (OpenSSL returns the plaintext and fails only at final), so the tag must
+ *     be set before the data;
+ *   - the AAD is hashed as it arrives: nothing is buffered or allocated per message.
+ * Key derivation and the message key schedule use aesfast's own kernels (no EVP fetch).
+ */
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+
+#include "aesfast.h"
+#include "stream.h"
+
+#ifndef EVP_CIPH_GCM_SIV_MODE /* OpenSSL 3.2+ headers have it; 3.0's and 3.1's do not */
+#define EVP_CIPH_GCM_SIV_MODE 0x10005
+#endif
+#ifndef OSSL_CIPHER_PARAM_SPEED
+#define OSSL_CIPHER_PARAM_SPEED "speed"
+#endif
+
+#define SIV_NONCE 12
+#define SIV_TAG 16
+#define SIV_MAX ((uint64_t)1 << 36) /* RFC 8452: P_MAX = A_MAX = 2^36 bytes */
+
+typedef struct {
+    aesfast_key key;        /* key-generating key; first, for the kernels' alignment */
+    aesfast_key enc_key;    /* this nonce's message-encryption key */
+    aesfast_hash_key hkey;  /* POLYVAL powers of this nonce's message-authentication key */
+    aead_stream st;         /* the message: POLYVAL state, AAD and data lengths */
+    aead_stream after_aad;  /* st as the first data update found it ("speed" repeats from it) */
+    const aesfast_prov *prov;
+    const aesfast_kernel *kernel;
+    const char *name;
+    size_t keylen;
+    uint8_t nonce[SIV_NONCE];
+    uint8_t tag[SIV_TAG];      /* sealing: the tag made; opening: the tag expected */
+    int enc, key_set, nonce_set;
+    int have_tag;              /* opening: a tag was set */
+    int data_done;             /* the message's data update ran */
+    int result;                /* its outcome: sealed, or opened and verified */
+    unsigned int speed;
+} siv_ctx;
+
+/* The per-nonce keys (RFC 8452, section 4): AES_K(LE32(j) || nonce) for j = 0 .. 1 + keylen/8,
+ * keeping the first 8 bytes of each: two halves of the authentication key, then the encryption
+ * key. The input blocks are GCM-SIV counter blocks from (0 || nonce), so one call of the tier's
+ * counter kernel makes them all. */
+static void siv_derive(siv_ctx *c)
+{
+    const aesfast_kernel *k = c->kernel;
+    uint8_t ctr[AESFAST_BLOCK] = {0}, zero[6 * AESFAST_BLOCK] = {0}, ks[6 * AESFAST_BLOCK];
+    uint8_t auth[16], enc[32];
+    size_t nblocks = 2 + c->keylen / 8;
+
+    memcpy(ctr + 4, c->nonce, SIV_NONCE);
+    k->gcmsiv.ctr(&c->key, ctr, zero, ks, nblocks);
+    for (size_t j = 0; j < 2; j++)
+        memcpy(auth + 8 * j, ks + AESFAST_BLOCK * j, 8);
+    for (size_t j = 2; j < nblocks; j++)
+        memcpy(enc + 8 * (j - 2), ks + AESFAST_BLOCK * j, 8);
+    k->set_key(&c->enc_key, enc, c->keylen);
+    k->gcmsiv.hash_init(&c->hkey, auth);
+    OPENSSL_cleanse(ks, sizeof(ks));
+    OPENSSL_cleanse(auth, sizeof(auth));
+    OPENSSL_cleanse(enc, sizeof(enc));
+}
+
+/* A new message on the current key and nonce. */
+static void siv_begin(siv_ctx *c)
+{
+    static const uint8_t no_ctr[AESFAST_BLOCK]; /* set from the tag when the data comes */
+
+    aead_begin(&c->st, no_ctr, CTR32_LE_FIRST);
+    c->data_done = 0;
+    c->result = 0;
+}
+
+static int siv_ready(siv_ctx *c)
+{
+    if (!c->key_set) {
+        AESFAST_RAISE(c->prov, AESFAST_R_NO_KEY_SET, "%s: set a key first", c->name);
+        return 0;
+    }
+    if (!c->nonce_set) {
+        AESFAST_RAISE(c->prov, AESFAST_R_NO_IV_SET, "%s: set a 12-byte nonce first", c->name);
+        return 0;
+    }
+    return 1;
+}
+
+/* The tag from the POLYVAL of the whole message (RFC 8452, section 4): AES_encKey(S), where S is
+ * the hash XOR the nonce, with the top bit of its last byte cleared. Ends the hash. */
+static void siv_tag(siv_ctx *c, uint8_t tag[SIV_TAG])
+{
+    uint8_t lens[AESFAST_BLOCK], s[AESFAST_BLOCK];
+    uint64_t bits[2] = {c->st.aadlen * 8, c->st.datalen * 8};
+
+    for (int i = 0; i < 8; i++) { /* little-endian bit lengths */
+        lens[i] = (uint8_t)(bits[0] >> (8 * i));
+        lens[8 + i] = (uint8_t)(bits[1] >> (8 * i));
+    }
+    aead_finish(&c->st, &c->kernel->gcmsiv, &c->hkey, lens);
+    memcpy(s, c->st.acc, AESFAST_BLOCK);
+    for (int i = 0; i < SIV_NONCE; i++)
+        s[i] ^= c->nonce[i];
+    s[15] &= 0x7f;
+    c->kernel->encrypt_block(&c->enc_key, s, tag);
+    OPENSSL_cleanse(s, sizeof(s));
+}
+
+/* out = in ^ the keystream whose first counter block is the tag with the top bit set. */
+static void siv_ctr(siv_ctx *c, const uint8_t tag[SIV_TAG], const uint8_t *in, uint8_t *out,
+                    size_t len)
+{
+    uint8_t ctr[AESFAST_BLOCK];
+    size_t nblocks = len / AESFAST_BLOCK;
+
+    memcpy(ctr, tag, AESFAST_BLOCK);
+    ctr[15] |= 0x80;
+    c->kernel->gcmsiv.ctr(&c->enc_key, ctr, in, out, nblocks);
+    if (len % AESFAST_BLOCK != 0) {
+        keystream ks;
+
+        ctr32_add(ctr, CTR32_LE_FIRST, (uint32_t)nblocks);
+        ks_tail(&ks, c->kernel, &c->enc_key, ctr, in + len - len % AESFAST_BLOCK,
+                out + len - len % AESFAST_BLOCK, len % AESFAST_BLOCK);
+        OPENSSL_cleanse(&ks, sizeof(ks));
+    }
+}
+
+/* The message's data, whole: seal (POLYVAL, then CTR) or open (CTR + POLYVAL, then verify). */
+static int siv_data(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
+{
+    if (c->data_done) {
+        if (!c->speed) {
+            AESFAST_RAISE(c->prov, AESFAST_R_ONE_DATA_UPDATE,
+                          "%s: the data of a message comes in one update; re-init for the next "
+                          "message", c->name);
+            return 0;
+        }
+        c->st = c->after_aad; /* "speed": another whole message under the same nonce and AAD */
+    } else {
+        c->after_aad = c->st;
+    }
+    if (len > SIV_MAX) {
+        AESFAST_RAISE(c->prov, AESFAST_R_MESSAGE_TOO_LONG, "%s: more than 2^36 bytes of data",
+                      c->name);
+        return 0;
+    }
+    if (!c->enc && !c->have_tag) {
+        AESFAST_RAISE(c->prov, AESFAST_R_TAG_NOT_SET, "%s: set the tag before the data: it is "
+                      "the initial counter", c->name);
+        return 0;
+    }
+    c->data_done = 1;
+    c->result = 0;
+    if (c->enc) {
+        aead_hash_only(&c->st, &c->kernel->gcmsiv, &c->hkey, in, len);
+        siv_tag(c, c->tag);
+        siv_ctr(c, c->tag, in, out, len); /* after the hash: in may be out */
+        c->result = 1;
+        return 1;
+    }
+
+    uint8_t want[SIV_TAG];
+    memcpy(c->st.ctr, c->tag, AESFAST_BLOCK);
+    c->st.ctr[15] |= 0x80;
+    if (len > 0)
+        aead_crypt(&c->st, c->kernel, &c->kernel->gcmsiv, &c->enc_key, &c->hkey, in, out, len, 1);
+    siv_tag(c, want);
+    c->result = CRYPTO_memcmp(want, c->tag, SIV_TAG) == 0;
+    OPENSSL_cleanse(want, sizeof(want));
+    if (!c->result) {
+        if (len > 0)
+            OPENSSL_cleanse(out, len); /* no plaintext of a forged message leaves */
+        AESFAST_RAISE(c->prov, AESFAST_R_TAG_MISMATCH, "%s: tag verification failed", c->name);
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- the provider interface ------------------------------------------------------------- */
+
+static void *siv_newctx(void *provctx, size_t keylen, const char *name)
+{
+    siv_ctx *c = OPENSSL_zalloc(sizeof(*c));
+
+    if (c == NULL) {
+        AESFAST_RAISE((const aesfast_prov *)provctx, AESFAST_R_OUT_OF_MEMORY,
+                      "%s context of %zu bytes", name, sizeof(*c));
+        return NULL;
+    }
+    c->prov = provctx;
+    c->kernel = c->prov->kernel;
+    c->name = name;
+    c->keylen = keylen;
+    return c;
+}
+
+static void siv_freectx(void *vctx)
+{
+    OPENSSL_clear_free(vctx, sizeof(siv_ctx));
+}
+
+static void *siv_dupctx(void *vctx)
+{
+    const siv_ctx *c = vctx;
+    siv_ctx *dup = OPENSSL_malloc(sizeof(*dup));
+
+    if (dup == NULL) {
+        AESFAST_RAISE(c->prov, AESFAST_R_OUT_OF_MEMORY, "%s context of %zu bytes", c->name,
+                      sizeof(*dup));
+        return NULL;
+    }
+    memcpy(dup, c, sizeof(*dup)); /* no pointers into itself */
+    return dup;
+}
+
+static int siv_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
+
+static int siv_init(void *vctx, const unsigned char *key, size_t keylen,
+                    const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[], int enc)
+{
+    siv_ctx *c = vctx;
+
+    if (key != NULL && keylen != c->keylen) {
+        AESFAST_RAISE(c->prov, AESFAST_R_INVALID_KEY_LENGTH, "%s takes a %zu-byte key, not %zu",
+                      c->name, c->keylen, keylen);
+        return 0;
+    }
+    if (iv != NULL && ivlen != SIV_NONCE) {
+        AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH,
+                      "%s takes a 12-byte nonce, not %zu bytes", c->name, ivlen);
+        return 0;
+    }
+    c->enc = enc;
+    if (key != NULL) {
+        c->kernel->set_key(&c->key, key, keylen);
+        c->key_set = 1;
+        aesfast_debug("%s: key setup on kernel %s", c->name, c->kernel->name);
+    }
+    if (iv != NULL) {
+        memcpy(c->nonce, iv, SIV_NONCE);
+        c->nonce_set = 1;
+    }
+    if (c->key_set && c->nonce_set && (key != NULL || iv != NULL))
+        siv_derive(c);
+    /* Every init starts a new message: no AAD, data or tag of the last one carries over. */
+    siv_begin(c);
+    c->have_tag = 0;
+    OPENSSL_cleanse(c->tag, sizeof(c->tag));
+    return siv_set_ctx_params(c, params);
+}
+
+static int siv_einit(void *vctx, const unsigned char *key, size_t keylen,
+                     const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
+{
+    return siv_init(vctx, key, keylen, iv, ivlen, params, 1);
+}
+
+static int siv_dinit(void *vctx, const unsigned char *key, size_t keylen,
+                     const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
+{
+    return siv_init(vctx, key, keylen, iv, ivlen, params, 0);
+}
+
+/* update and EVP_Cipher: AAD when out is NULL, else the message's data. */
+static int siv_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                      const unsigned char *in, size_t inl)
+{
+    siv_ctx *c = vctx;
+
+    if (outsize < inl) {
+        AESFAST_RAISE(c->prov, AESFAST_R_OUTPUT_BUFFER_TOO_SMALL,
+                      "%s: %zu bytes in, room for %zu out", c->name, inl, outsize);
+        return 0;
+    }
+    if (in == NULL && inl > 0) {
+        AESFAST_RAISE(c->prov, AESFAST_R_OUTPUT_BUFFER_TOO_SMALL,
+                      "%s: %zu bytes of input from a NULL buffer", c->name, inl);
+        return 0;
+    }
+    if (!siv_ready(c))
+        return 0;
+    if (out == NULL) {
+        if (c->data_done || c->st.in_data) {
+            AESFAST_RAISE(c->prov, AESFAST_R_AAD_AFTER_DATA, "%s: AAD after the data", c->name);
+            return 0;
+        }
+        if (inl > SIV_MAX - c->st.aadlen) {
+            AESFAST_RAISE(c->prov, AESFAST_R_MESSAGE_TOO_LONG, "%s: more than 2^36 bytes of AAD",
+                          c->name);
+            return 0;
+        }
+        aead_aad(&c->st, &c->kernel->gcmsiv, &c->hkey, in, inl);
+    } else {
+        uintptr_t o = (uintptr_t)out, i = (uintptr_t)in;
+        if (inl > 0 && o != i && o < i + inl && i < o + inl) {
+            AESFAST_RAISE(c->prov, AESFAST_R_PARTIALLY_OVERLAPPING, "out=%p in=%p len=%zu",
+                          (void *)out, (const void *)in, inl);
+            return 0;
+        }
+        if (!siv_data(c, out, in, inl))
+            return 0;
+    }
+    *outl = inl;
+    return 1;
+}
+
+static int siv_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
+    siv_ctx *c = vctx;
+    uint8_t none[1] = {0};
+
+    (void)out;
+    (void)outsize;
+    *outl = 0;
+    if (!siv_ready(c))
+        return 0;
+    if (!c->data_done) /* a message without data: seal or open the empty plaintext */
+        return siv_data(c, none, none, 0);
+    if (!c->result) {
+        AESFAST_RAISE(c->prov, AESFAST_R_TAG_MISMATCH, "%s: the message failed verification",
+                      c->name);
+        return 0;
+    }
+    return 1;
+}
+
+static int siv_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                      const unsigned char *in, size_t inl)
+{
+    if (in == NULL)
+        return siv_final(vctx, out, outl, outsize);
+    return siv_update(vctx, out, outl, outsize, in, inl);
+}
+
+/* ---- parameters ------------------------------------------------------------------------- */
+
+static int siv_get_params(OSSL_PARAM params[], size_t keylen)
+{
+    const struct {
+        const char *key;
+        int value;
+    } flags[] = {
+        {OSSL_CIPHER_PARAM_AEAD, 1},
+        {OSSL_CIPHER_PARAM_CUSTOM_IV, 1},
+        {OSSL_CIPHER_PARAM_CTS, 0},
+        {OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0},
+        {OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0},
+    };
+    OSSL_PARAM *p;
+
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL
+        && !OSSL_PARAM_set_uint(p, EVP_CIPH_GCM_SIV_MODE))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL
+        && !OSSL_PARAM_set_size_t(p, keylen))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL
+        && !OSSL_PARAM_set_size_t(p, SIV_NONCE))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL
+        && !OSSL_PARAM_set_size_t(p, 1))
+        return 0;
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+        if ((p = OSSL_PARAM_locate(params, flags[i].key)) != NULL
+            && !OSSL_PARAM_set_int(p, flags[i].value))
+            return 0;
+    return 1;
+}
+
+static const OSSL_PARAM *siv_gettable_params(void *provctx)
+{
+    static const OSSL_PARAM params[] = {
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, NULL),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, NULL),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, NULL),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, NULL),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL),
+        OSSL_PARAM_END,
+    };
+
+    (void)provctx;
+    return params;
+}
+
+static int siv_get_ctx_params(void *vctx, OSSL_PARAM params[])
+{
+    siv_ctx *c = vctx;
+
+    for (OSSL_PARAM *p = params; p != NULL && p->key != NULL; p++) {
+        int ok = 1;
+
+        if (strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0) {
+            if (!c->enc || !c->data_done || !c->result || p->data_size != SIV_TAG) {
+                AESFAST_RAISE(c->prov, AESFAST_R_INVALID_TAG,
+                              "%s: the 16-byte tag (asked %zu) is read after sealing", c->name,
+                              p->data_size);
+                return 0;
+            }
+            ok = OSSL_PARAM_set_octet_string(p, c->tag, SIV_TAG);
+        } else if (strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TAGLEN) == 0) {
+            ok = OSSL_PARAM_set_size_t(p, SIV_TAG);
+        } else if (strcmp(p->key, OSSL_CIPHER_PARAM_KEYLEN) == 0) {
+            ok = OSSL_PARAM_set_size_t(p, c->keylen);
+        } else if (strcmp(p->key, OSSL_CIPHER_PARAM_IVLEN) == 0) {
+            ok = OSSL_PARAM_set_size_t(p, SIV_NONCE);
+        } /* anything else: not ours to answer (OSSL_PARAM(3)) */
+        if (!ok) {
+            AESFAST_RAISE(c->prov, AESFAST_R_BAD_PARAMETER_VALUE,
+                          "%s: cannot return parameter \"%s\" in the type or size given",
+                          c->name, p->key);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static const OSSL_PARAM *siv_gettable_ctx_params(void *cctx, void *provctx)
+{
+    static const OSSL_PARAM params[] = {
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+        OSSL_PARAM_END,
+    };
+
+    (void)cctx;
+    (void)provctx;
+    return params;
+}
+
+/* Settable as in the default provider: "tag" (16 bytes; kept only for opening), "speed", and
+ * "keylen" at its one valid value. Other keys are ignored (OSSL_PARAM(3)) and logged. */
+static int siv_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
+    siv_ctx *c = vctx;
+
+    for (const OSSL_PARAM *p = params; p != NULL && p->key != NULL; p++) {
+        if (strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0) {
+            if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL
+                || p->data_size != SIV_TAG) {
+                AESFAST_RAISE(c->prov, AESFAST_R_INVALID_TAG_LENGTH,
+                              "%s: the tag is a 16-byte octet string (given %zu bytes)",
+                              c->name, p->data_size);
+                return 0;
+            }
+            if (!c->enc) { /* sealing makes its own tag: a tag given then is ignored, as in
+                            * OpenSSL */
+                memcpy(c->tag, p->data, SIV_TAG);
+                c->have_tag = 1;
+            }
+        } else if (strcmp(p->key, OSSL_CIPHER_PARAM_SPEED) == 0) {
+            unsigned int u;
+
+            if (!OSSL_PARAM_get_uint(p, &u)) {
+                AESFAST_RAISE(c->prov, AESFAST_R_BAD_PARAMETER_VALUE, "%s: cannot read \"%s\"",
+                              c->name, p->key);
+                return 0;
+            }
+            c->speed = u != 0;
+        } else if (strcmp(p->key, OSSL_CIPHER_PARAM_KEYLEN) == 0) {
+            size_t sz;
+
+            if (!OSSL_PARAM_get_size_t(p, &sz)) {
+                AESFAST_RAISE(c->prov, AESFAST_R_BAD_PARAMETER_VALUE, "%s: cannot read \"%s\"",
+                              c->name, p->key);
+                return 0;
+            }
+            if (sz != c->keylen) {
+                AESFAST_RAISE(c->prov, AESFAST_R_INVALID_KEY_LENGTH,
+                              "%s has a fixed %zu-byte key, not %zu", c->name, c->keylen, sz);
+                return 0;
+            }
+        } else {
+            aesfast_debug("%s: ignoring parameter \"%s\"", c->name, p->key);
+        }
+    }
+    return 1;
+}
+
+static const OSSL_PARAM *siv_settable_ctx_params(void *cctx, void *provctx)
+{
+    static const OSSL_PARAM params[] = {
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_SPEED, NULL),
+        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+        OSSL_PARAM_END,
+    };
+
+    (void)cctx;
+    (void)provctx;
+    return params;
+}
+
+#define AESFAST_GCMSIV(bits)                                                                   \
+    static void *siv##bits##_newctx(void *provctx)                                             \
+    {                                                                                          \
+        return siv_newctx(provctx, (bits) / 8, "AES-" #bits "-GCM-SIV");                      \
+    }                                                                                          \
+    static int siv##bits##_get_params(OSSL_PARAM params[])                                     \
+    {                                                                                          \
+        return siv_get_params(params, (bits) / 8);                                             \
+    }                                                                                          \
+    const OSSL_DISPATCH aesfast_aes##bits##gcmsiv_functions[] = {                              \
+        {OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))siv##bits##_newctx},                         \
+        {OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))siv_freectx},                               \
+        {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))siv_dupctx},                                 \
+        {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))siv_einit},                            \
+        {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))siv_dinit},                            \
+        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))siv_update},                                 \
+        {OSSL_FUNC_CIPHER_FINAL, (void (*)(void))siv_final},                                   \
+        {OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))siv_cipher},                                 \
+        {OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))siv##bits##_get_params},                 \
+        {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))siv_gettable_params},               \
+        {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))siv_get_ctx_params},                 \
+        {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (void (*)(void))siv_gettable_ctx_params},       \
+        {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))siv_set_ctx_params},                 \
+        {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))siv_settable_ctx_params},       \
+        OSSL_DISPATCH_END,                                                                     \
+    }
+
+AESFAST_GCMSIV(128);
+AESFAST_GCMSIV(192);
+AESFAST_GCMSIV(256);
