@@ -459,7 +459,8 @@ static const OSSL_PARAM *siv_gettable_ctx_params(void *cctx, void *provctx)
 }
 
 /* Settable as in the default provider: "tag" (16 bytes; kept only for opening), "speed", and
- * "keylen" at its one valid value. Other keys are ignored (OSSL_PARAM(3)) and logged. */
+ * "keylen" at its one valid value; also "ivlen", at 12 only. Other keys are ignored
+ * (OSSL_PARAM(3)) and logged. */
 static int siv_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
     siv_ctx *c = vctx;
@@ -487,6 +488,16 @@ static int siv_set_ctx_params(void *vctx, const OSSL_PARAM params[])
                 return 0;
             }
             c->speed = u != 0;
+        } else if (strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_IVLEN) == 0) {
+            size_t sz;
+
+            /* Only 12: an application asking for another nonce length gets an error, not a
+             * silent 12 (OpenSSL ignores the parameter). */
+            if (!OSSL_PARAM_get_size_t(p, &sz) || sz != SIV_NONCE) {
+                AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH,
+                              "%s takes a 12-byte nonce only", c->name);
+                return 0;
+            }
         } else if (strcmp(p->key, OSSL_CIPHER_PARAM_KEYLEN) == 0) {
             size_t sz;
 
@@ -511,6 +522,7 @@ static const OSSL_PARAM *siv_settable_ctx_params(void *cctx, void *provctx)
 {
     static const OSSL_PARAM params[] = {
         OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
+        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
         OSSL_PARAM_uint(OSSL_CIPHER_PARAM_SPEED, NULL),
         OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
         OSSL_PARAM_END,
