@@ -21,7 +21,7 @@
  *
  * ABI: AAPCS64, little-endian only; leaf functions that never spill the link register. GHASH
  * lives in v8-v18, so every function that hashes saves and restores d8-d15 (the callee-saved
- * low halves of v8-v15). No general register beyond x17 is used. Nothing branches on, or
+ * low halves of v8-v15). Of the general registers only x0-x12 are used. Nothing branches on, or
  * indexes memory by, key, H or data; only nblocks and the round count steer control flow.
  *
  * ---- GHASH in the straight polynomial order ----
@@ -73,8 +73,9 @@
  * ---- The stitched functions ----
  *
  * AES is as in armv8.S (see its header): AESE/AESMC pairs on one register, always adjacent so
- * that cores which fuse them do; 8 independent blocks; GCM's inc32 counter kept byte-swapped in
- * a general register. The round keys rk[nr-10..nr] stay in v20-v30 (RK_M10..RKLAST). GHASH
+ * that cores which fuse them do; 8 independent blocks. GCM's inc32 counter is a vector CTRV
+ * with each 32-bit lane byte-swapped, to which ADD .4s adds (0, 0, 0, i) and REV32 makes
+ * counter blocks: 2 instructions per block (see _ctr_blocks). The round keys rk[nr-10..nr] stay in v20-v30 (RK_M10..RKLAST). GHASH
  * needs 11 vector registers and the counter template one, so the 2 or 4 extra first round keys
  * of AES-192 and AES-256 are not kept in registers: they are loaded into RKX right before their
  * round, every 8 blocks (2 or 4 loads from L1, the data they feed is 8 AESE/AESMC pairs away).
@@ -102,6 +103,14 @@
 #error "gcm_armv8.S assumes little-endian AArch64"
 #endif
 
+        AESFAST_RODATA
+        .p2align 4
+.Lctr_inc:                              // 32-bit lanes: 1, 2, 4 and 8 added to lane 3 only
+        .long   0, 0, 0, 1
+        .long   0, 0, 0, 2
+        .long   0, 0, 0, 4
+        .long   0, 0, 0, 8
+
 /* Offsets in aesfast_hash_key.tbl (see the header comment). */
 #define HTAB_H(i) (16 * (8 - (i)))       /* H^i */
 #define HTAB_K(i) (128 + 8 * (8 - (i)))  /* k(H^i) */
@@ -119,19 +128,11 @@ INP     .req    x4              // input, advanced as blocks are consumed
 OUTP    .req    x5              // output, advanced as blocks are produced
 NBLOCKS .req    x6              // blocks left, minus 8 (see the tails)
 ROUNDS  .req    w7              // nr: 10, 12 or 14
-CTR     .req    w8              // counter of the next block, in host order
+INCP    .req    x8              // .Lctr_inc: the counter increments
 GHP     .req    x9              // the 8 blocks _ghash_step hashes; the blocks a tail hashes
-CT0     .req    w10             // CT0..CT7: counters of the blocks being built, big-endian
-CT1     .req    w11
-CT2     .req    w12
-CT3     .req    w13
-CT4     .req    w14
-CT5     .req    w15
-CT6     .req    w16
-CT7     .req    w17
 KEYP    .req    x10             // set-up only: &rk[nr-10]
 TREM    .req    x3              // tails: blocks left, 1..7 (CTRP is dead by then)
-THP     .req    x10             // tail GHASH: where the next power is (CT* are free there)
+THP     .req    x10             // tail GHASH: where the next power is
 TKP     .req    x11             // tail GHASH: where the next Karatsuba term is
 TCNT    .req    x12             // tail GHASH: blocks left to hash, minus 2
 
@@ -178,7 +179,7 @@ RK_M3   .req    v27
 RK_M2   .req    v28
 RK_M1   .req    v29             // rk[nr-1]: the key of the last AESE
 RKLAST  .req    v30             // rk[nr]: XORed in after the last AESE
-CTRBLK  .req    v31             // the counter block as passed in: the template for every block
+CTRV    .req    v31             // the counter of the next block, REV32'ed (see _ctr_blocks)
 
 /* ------------------------------------------------------------------------------------------ */
 /* Helpers                                                                                    */
@@ -431,40 +432,63 @@ CTRBLK  .req    v31             // the counter block as passed in: the template 
 /* Counter blocks and the XOR with the input                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
-/* _ctr_init: CTRBLK = the counter block at CTRP; CTR = its last word in host order. */
+/*
+ * The counter. CTRV holds the counter block with REV32 applied, i.e. each 32-bit lane in host
+ * order: lane 3 is GCM's inc32 counter as an integer, lanes 0-2 the byte-swapped first 12 bytes.
+ * Adding (0, 0, 0, i) as 32-bit lanes (ADD .4s) adds i to the counter modulo 2^32, exactly
+ * inc32, and adds 0 to the rest, and REV32 turns the sum back into a counter block. The
+ * increments 1, 2, 4, 8 come from .Lctr_inc (address in INCP) into v8-v11, which are free when
+ * blocks are built: then every block is at most 3 ADDs from CTRV, not a chain of 7.
+ */
+CINC1   .req    v8              // (0, 0, 0, 1) as .4s
+CINC2   .req    v9              // (0, 0, 0, 2)
+CINC4   .req    v10             // (0, 0, 0, 4)
+CINC8   .req    v11             // (0, 0, 0, 8)
+
+/* _ctr_init: CTRV from the counter block at CTRP; INCP = .Lctr_inc. */
 .macro _ctr_init
-        ld1     {CTRBLK.16b}, [CTRP]
-        ldr     CTR, [CTRP, #12]
-        rev     CTR, CTR                                // big-endian word -> host order
+        ld1     {CTRV.16b}, [CTRP]
+        rev32   CTRV.16b, CTRV.16b                      // lanes in host order
+#if defined(__APPLE__)
+        adrp    INCP, .Lctr_inc@PAGE
+        add     INCP, INCP, .Lctr_inc@PAGEOFF
+#else
+        adrp    INCP, .Lctr_inc                         // PC-relative: no relocation at run time
+        add     INCP, INCP, :lo12:.Lctr_inc
+#endif
 .endm
 
-/* _ctr_insert b, ct: b = CTRBLK with word 3 replaced by ct (big-endian): bytes 0-11 stay.
- * (Inside a macro, an .irp index followed by ".16b" is not substituted, so the loops pass whole
- * register names to helpers like this one.) */
-.macro _ctr_insert b, ct
-        mov     \b\().16b, CTRBLK.16b
-        mov     \b\().s[3], \ct
-.endm
-
-/* _ctr_blocks n: BLK0..BLK(n-1) = counter blocks CTR+0 .. CTR+n-1 (inc32); CTR += n. */
+/* _ctr_blocks n (4 or 8): BLK0..BLK(n-1) = the next n counter blocks (inc32); CTRV += n.
+ * Clobbers v8-v11. */
 .macro _ctr_blocks n
-.irp i, 1, 2, 3, 4, 5, 6, 7
-.if \i < \n
-        add     CT\i, CTR, #\i                          // 32-bit add: wraps modulo 2^32
+        ldp     q8, q9, [INCP]                          // CINC1, CINC2
+.if \n == 8
+        ldp     q10, q11, [INCP, #32]                   // CINC4, CINC8
+.else
+        ldr     q10, [INCP, #32]                        // CINC4
 .endif
-.endr
-        rev     CT0, CTR                                // back to big-endian
-.irp i, 1, 2, 3, 4, 5, 6, 7
-.if \i < \n
-        rev     CT\i, CT\i
+        add     BLK1.4s, CTRV.4s, CINC1.4s
+        add     BLK2.4s, CTRV.4s, CINC2.4s
+        add     BLK3.4s, BLK1.4s, CINC2.4s
+.if \n == 8
+        add     BLK4.4s, CTRV.4s, CINC4.4s
+        add     BLK5.4s, BLK1.4s, CINC4.4s
+        add     BLK6.4s, BLK2.4s, CINC4.4s
+        add     BLK7.4s, BLK3.4s, CINC4.4s
 .endif
-.endr
-.irp i, 0, 1, 2, 3, 4, 5, 6, 7
-.if \i < \n
-        _ctr_insert BLK\i, CT\i
+        rev32   BLK0.16b, CTRV.16b                      // back to a counter block
+        rev32   BLK1.16b, BLK1.16b
+        rev32   BLK2.16b, BLK2.16b
+        rev32   BLK3.16b, BLK3.16b
+.if \n == 8
+        rev32   BLK4.16b, BLK4.16b
+        rev32   BLK5.16b, BLK5.16b
+        rev32   BLK6.16b, BLK6.16b
+        rev32   BLK7.16b, BLK7.16b
+        add     CTRV.4s, CTRV.4s, CINC8.4s
+.else
+        add     CTRV.4s, CTRV.4s, CINC4.4s
 .endif
-.endr
-        add     CTR, CTR, #\n
 .endm
 
 /* _xor_rklast_in sha3, b, in: b = b ^ RKLAST ^ in (the last AddRoundKey and the CTR XOR). */
