@@ -78,19 +78,22 @@
  * blocks: 2 instructions per block (see _ctr_blocks).
  *
  * Vector registers: v0-v7 the 8 AES blocks; v8-v18 GHASH (a pair of data blocks, their two
- * powers and Karatsuba terms, two product temporaries, the lo/hi/mid sums and the accumulator
- * GACC), with v8-v15 reused for the counter increments at the start of a pass and for the input
- * blocks at its end; v19 RKX; v20-v30 the round keys rk[nr-10..nr] (RK_M10..RKLAST), which
- * stay in registers; v31 the counter CTRV. That is all 32, so the 2 or 4 extra first round keys
- * of AES-192 and AES-256 are not kept: each is loaded into RKX right before its round, every 8
- * blocks (an L1 load whose value is needed only by AESEs that come 8 pairs apart). One code path
- * serves all three key sizes: two TBZ on the (public) round count skip the extra rounds, and the
- * 10 rounds common to all are where GHASH is interleaved.
+ * powers and Karatsuba terms, product temporaries, the lo/hi/mid sums and the accumulator GACC),
+ * with v13-v16 reused for the counter increments at the start of a pass and v8-v15 for the
+ * input blocks at its end; v19 RKX (below), which in the 10 common rounds is a third GHASH
+ * temporary; v20-v30 the round keys rk[nr-10..nr] (RK_M10..RKLAST), which stay in registers;
+ * v31 the counter CTRV. That is all 32, so the 2 or 4 extra first round keys of AES-192 and
+ * AES-256 are not kept: each is loaded into RKX right before its round, every 8 blocks (an L1
+ * load whose value is needed only by AESEs that come 8 pairs apart). One code path serves all
+ * three key sizes: two TBZ on the (public) round count skip the extra rounds, and the 10 rounds
+ * common to all are where GHASH is interleaved.
  *
- * Interleaving: the GHASH of 8 blocks is cut into 10 steps (_ghash_step 0..9: for each of the 4
- * pairs of blocks, the lo/hi products, then the Karatsuba middle products; then the reduction in
- * two halves), and step r follows AES round r of the 10 common rounds, so that the PMULLs and
- * EORs of GHASH fill the gaps of the AESE/AESMC dependency chains.
+ * Interleaving: the GHASH of 8 blocks is cut into 10 steps of 8 slots (_ghash_slot: for each of
+ * the 4 pairs of blocks, a step for the lo/hi products and one for the Karatsuba middle
+ * products; then the reduction in two steps). Step r goes with AES round r of the 10 common
+ * rounds, slot t right after that round's AESE/AESMC pair of block t, so that the PMULLs and
+ * EORs of GHASH fill the gaps of the AES dependency chains even on in-order cores. GHASH loads
+ * run one step ahead of their use.
  *   - seal (ctr_then_hash) hashes ciphertext, which exists only after AES: each iteration
  *     encrypts blocks 8i..8i+7 while it hashes blocks 8i-8..8i-1, which the previous iteration
  *     stored (read back from out, which is still in L1). The first 8 blocks are encrypted
@@ -139,7 +142,7 @@ OUTP    .req    x5              // output, advanced as blocks are produced
 NBLOCKS .req    x6              // blocks left, minus 8 (see the tails)
 ROUNDS  .req    w7              // nr: 10, 12 or 14
 INCP    .req    x8              // .Lctr_inc: the counter increments
-GHP     .req    x9              // the 8 blocks _ghash_step hashes; the blocks a tail hashes
+GHP     .req    x9              // the 8 blocks _ghash_slot hashes; the blocks a tail hashes
 KEYP    .req    x10             // set-up only: &rk[nr-10]
 TREM    .req    x3              // tails: blocks left, 1..7 (CTRP is dead by then)
 THP     .req    x10             // tail GHASH: where the next power is
@@ -162,7 +165,7 @@ GHA     .req    v10             // their powers of H: H^p, H^(p-1)
 GHB     .req    v11
 GKK     .req    v12             // (k(H^p), k(H^(p-1))); in the reduction: g
 GP0     .req    v13             // products and temporaries
-GP1     .req    v14
+GP1     .req    v14             // (GP2, the third, is v19: see RKX)
 GLO     .req    v15             // sum of the lo products (x^0..x^126)
 GHI     .req    v16             // sum of the hi products (x^128..x^254)
 GMID    .req    v17             // sum of the Karatsuba middle products; then (d1, d2)
@@ -177,7 +180,8 @@ IN5     .req    v13
 IN6     .req    v14
 IN7     .req    v15
 
-RKX     .req    v19             // AES-192/256: the extra first round keys, loaded per use
+RKX     .req    v19             // AES-192/256: the extra first round keys, loaded per use;
+GP2     .req    v19             // in the 10 common rounds, a third GHASH temporary
 RK_M10  .req    v20             // rk[nr-10]: rk[0] of AES-128
 RK_M9   .req    v21             // rk[nr-9]
 RK_M8   .req    v22
@@ -224,26 +228,39 @@ CTRV    .req    v31             // the counter of the next block, REV32'ed (see 
         aese    \b\().16b, RK_M1.16b                  // last round: no MixColumns
 .endm
 
-/* _aes_last n: the last AESE (no MixColumns) on BLK0..BLK(n-1); RKLAST is added by the caller. */
-.macro _aes_last n
-.irp i, 0, 1, 2, 3, 4, 5, 6, 7
-.if \i < \n
-        _aese_last BLK\i
+/*
+ * _aes_round_gh n, k, gh, s: one full round with round key \k on BLK0..BLK(n-1), and when gh is
+ * 0 or 1 (the sha3 flag; -1: none) GHASH step s spread over it: slot t of the step follows the
+ * AESE/AESMC pair of block t, so that the GHASH instructions fill the gaps between dependent
+ * AES instructions on in-order cores too, not only on out-of-order ones.
+ * _aes_last_gh n, gh, s: the same for the last AESE.
+ */
+.macro _aes_round_gh n, k, gh, s
+.irp t, 0, 1, 2, 3, 4, 5, 6, 7
+.if \t < \n
+        _aese_aesmc BLK\t, \k
+.endif
+.if \gh >= 0
+        _ghash_slot \gh, \s, \t
+.endif
+.endr
+.endm
+.macro _aes_last_gh n, gh, s
+.irp t, 0, 1, 2, 3, 4, 5, 6, 7
+.if \t < \n
+        _aese_last BLK\t
+.endif
+.if \gh >= 0
+        _ghash_slot \gh, \s, \t
 .endif
 .endr
 .endm
 
-/* _ghash_step_opt gh, s: GHASH step s when gh is 0 or 1 (the sha3 flag), nothing when -1. */
-.macro _ghash_step_opt gh, s
-.if \gh >= 0
-        _ghash_step \gh, \s
-.endif
-.endm
-
 /*
  * _aes_gcm n, gh: AES of BLK0..BLK(n-1) up to, not including, the XOR with RKLAST. gh = -1: AES
- * alone; gh = 0 or 1: with the 10 steps of the GHASH of the 8 blocks at GHP interleaved, EOR3
- * used when gh = 1. The first 2 (AES-192) or 4 (AES-256) rounds load their keys into RKX.
+ * alone; gh = 0 or 1: with the 10 steps of the GHASH of the 8 blocks at GHP interleaved (after
+ * _ghash_pre), EOR3 used when gh = 1. The first 2 (AES-192) or 4 (AES-256) rounds load their
+ * keys into RKX.
  */
 .macro _aes_gcm n, gh
         tbz     ROUNDS, #2, .Lrounds10\@                // nr = 10 = 0b1010: AES-128
@@ -257,26 +274,16 @@ CTRV    .req    v31             // the counter of the next block, REV32'ed (see 
         ldr     q19, [KEY, #48]
         _aes_round \n, RKX
 .Lrounds10\@:
-        _aes_round \n, RK_M10
-        _ghash_step_opt \gh, 0
-        _aes_round \n, RK_M9
-        _ghash_step_opt \gh, 1
-        _aes_round \n, RK_M8
-        _ghash_step_opt \gh, 2
-        _aes_round \n, RK_M7
-        _ghash_step_opt \gh, 3
-        _aes_round \n, RK_M6
-        _ghash_step_opt \gh, 4
-        _aes_round \n, RK_M5
-        _ghash_step_opt \gh, 5
-        _aes_round \n, RK_M4
-        _ghash_step_opt \gh, 6
-        _aes_round \n, RK_M3
-        _ghash_step_opt \gh, 7
-        _aes_round \n, RK_M2
-        _ghash_step_opt \gh, 8
-        _aes_last \n
-        _ghash_step_opt \gh, 9
+        _aes_round_gh \n, RK_M10, \gh, 0
+        _aes_round_gh \n, RK_M9, \gh, 1
+        _aes_round_gh \n, RK_M8, \gh, 2
+        _aes_round_gh \n, RK_M7, \gh, 3
+        _aes_round_gh \n, RK_M6, \gh, 4
+        _aes_round_gh \n, RK_M5, \gh, 5
+        _aes_round_gh \n, RK_M4, \gh, 6
+        _aes_round_gh \n, RK_M3, \gh, 7
+        _aes_round_gh \n, RK_M2, \gh, 8
+        _aes_last_gh \n, \gh, 9
 .endm
 
 /* ------------------------------------------------------------------------------------------ */
@@ -302,58 +309,111 @@ CTRV    .req    v31             // the counter of the next block, REV32'ed (see 
 .endm
 
 /*
- * _ghash_step sha3, s: step s (0..9) of GACC = GHASH of GACC and the 8 blocks at GHP, in the
- * straight order. Steps 2j and 2j+1 handle blocks 2j and 2j+1 with H^(8-2j) and H^(7-2j):
- * 2j the lo and hi products, 2j+1 the middle ones. Step 0 adds GACC into block 0 and starts the
- * sums; steps 8 and 9 reduce them into GACC. Uses v8-v18 only; reads GHP and HTAB, moves neither.
+ * GACC = GHASH of GACC and the 8 blocks at GHP, in the straight order, as _ghash_pre and then
+ * 10 steps of 8 slots each: _ghash_slot sha3, s, t is slot t (0..7) of step s (0..9). Steps 2j
+ * and 2j+1 handle blocks 2j and 2j+1 with H^(8-2j) and H^(7-2j): 2j the lo and hi products,
+ * 2j+1 the middle ones. Step 0 adds GACC into block 0 and starts the sums; steps 8 and 9 reduce
+ * them into GACC. Loads run one step ahead (software pipelining): _ghash_pre loads what step 0
+ * and 1 need, step 2j the powers for step 2j+2, step 2j+1 the blocks for 2j+2 and the Karatsuba
+ * terms for 2j+3 (g for step 8). So no instruction waits right after its load, and the slots
+ * are ordered so that each PMULL result is used a few slots later. Steps 8 and 9 are
+ * _reduce_a and _reduce_b spread over slots. Uses v8-v19 (GP2 is v19); reads GHP and HTAB,
+ * moves neither. Empty slots emit nothing.
  */
-.macro _ghash_step sha3, s
-.if \s == 8
-        ldr     q12, [HTAB, #HTAB_G]                    // GKK = g
-        _reduce_a \sha3, GLO, GMID, GHI, GKK, GP0, GP1
-.elseif \s == 9
-        _reduce_b GACC, GLO, GMID, GKK, GP0
-.elseif (\s % 2) == 0
-        ldp     q8, q9, [GHP, #(16 * \s)]               // GD0, GD1 = blocks s, s+1
-        ldp     q10, q11, [HTAB, #HTAB_H(8 - \s)]       // GHA, GHB = H^(8-s), H^(7-s)
+.macro _ghash_pre
+        ldp     q8, q9, [GHP]                           // GD0, GD1 = blocks 0, 1
+        ldp     q10, q11, [HTAB, #HTAB_H(8)]            // GHA, GHB = H^8, H^7
+        ldr     q12, [HTAB, #HTAB_K(8)]                 // GKK = (k(H^8), k(H^7))
+.endm
+
+.macro _ghash_slot sha3, s, t
+.if \s == 8                                             // reduction, first half
+ .if \t == 0
+        pmull2  GP0.1q, GHI.2d, GKK.2d                  // d3 g: x^192 = g x^64 (GKK = g)
+ .elseif \t == 1
+        ext     GP1.16b, GLO.16b, GHI.16b, #8           // (lo.d1, hi.d0)
+ .elseif \t == 2
+        _eor3   \sha3, GMID, GMID, GLO, GHI             // Karatsuba: mid' + lo + hi = mid
+ .elseif \t == 4
+        _eor3   \sha3, GMID, GMID, GP1, GP0             // (d1, d2), plus d3 g at x^64
+ .endif
+.elseif \s == 9                                         // reduction, second half
+ .if \t == 0
+        pmull2  GP0.1q, GMID.2d, GKK.2d                 // d2 g: x^128 = g
+ .elseif \t == 2
+        zip1    GLO.2d, GLO.2d, GMID.2d                 // (d0, d1)
+ .elseif \t == 4
+        eor     GACC.16b, GLO.16b, GP0.16b              // the reduced hash
+ .endif
+.elseif (\s % 2) == 0                                   // blocks s, s+1: lo and hi products
+ .if \t == 0
         rbit    GD0.16b, GD0.16b                        // to the straight bit order
+ .elseif \t == 1
         rbit    GD1.16b, GD1.16b
-.if \s == 0
+  .if \s == 0
         eor     GD0.16b, GD0.16b, GACC.16b              // (acc + X0) H^8
-.endif
+  .endif
+ .elseif \t == 2
         pmull   GP0.1q, GD0.1d, GHA.1d                  // lo products
+ .elseif \t == 3
         pmull   GP1.1q, GD1.1d, GHB.1d
-.if \s == 0
+ .elseif \t == 4
+        pmull2  GP2.1q, GD0.2d, GHA.2d                  // hi products
+ .elseif \t == 5
+  .if \s == 0
         eor     GLO.16b, GP0.16b, GP1.16b
-.else
+  .else
         _eor3   \sha3, GLO, GLO, GP0, GP1
-.endif
-        pmull2  GP0.1q, GD0.2d, GHA.2d                  // hi products
-        pmull2  GP1.1q, GD1.2d, GHB.2d
-.if \s == 0
-        eor     GHI.16b, GP0.16b, GP1.16b
-.else
-        _eor3   \sha3, GHI, GHI, GP0, GP1
-.endif
-.else
-        ldr     q12, [HTAB, #HTAB_K(9 - \s)]            // GKK = (k(H^(9-s)), k(H^(8-s)))
-        trn1    GP0.2d, GD0.2d, GD1.2d                  // (GD0.d0, GD1.d0)
-        trn2    GP1.2d, GD0.2d, GD1.2d                  // (GD0.d1, GD1.d1)
-        eor     GP0.16b, GP0.16b, GP1.16b               // (k(GD0), k(GD1)): the half-sums
-        pmull   GP1.1q, GP0.1d, GKK.1d                  // middle products
-        pmull2  GP0.1q, GP0.2d, GKK.2d
-.if \s == 1
-        eor     GMID.16b, GP0.16b, GP1.16b
-.else
-        _eor3   \sha3, GMID, GMID, GP0, GP1
-.endif
+  .endif
+        pmull2  GP0.1q, GD1.2d, GHB.2d
+ .elseif \t == 6
+  .if \s < 6
+        ldp     q10, q11, [HTAB, #HTAB_H(6 - \s)]       // GHA, GHB = H^(6-s), H^(5-s): step s+2
+  .endif
+ .elseif \t == 7
+  .if \s == 0
+        eor     GHI.16b, GP2.16b, GP0.16b
+  .else
+        _eor3   \sha3, GHI, GHI, GP2, GP0
+  .endif
+ .endif
+.else                                                   // blocks s-1, s: middle products
+ .if \t == 0
+        trn1    GP1.2d, GD0.2d, GD1.2d                  // (GD0.d0, GD1.d0)
+ .elseif \t == 1
+        trn2    GP2.2d, GD0.2d, GD1.2d                  // (GD0.d1, GD1.d1)
+ .elseif \t == 2
+        eor     GP1.16b, GP1.16b, GP2.16b               // (k(GD0), k(GD1)): the half-sums
+  .if \s < 7
+        ldp     q8, q9, [GHP, #(16 * (\s + 1))]         // GD0, GD1 = blocks s+1, s+2
+  .endif
+ .elseif \t == 3
+        pmull   GP0.1q, GP1.1d, GKK.1d                  // middle products
+ .elseif \t == 4
+        pmull2  GP2.1q, GP1.2d, GKK.2d
+ .elseif \t == 5
+  .if \s < 7
+        ldr     q12, [HTAB, #HTAB_K(7 - \s)]            // GKK = (k(H^(7-s)), k(H^(6-s))): s+2
+  .else
+        ldr     q12, [HTAB, #HTAB_G]                    // GKK = g, for the reduction
+  .endif
+ .elseif \t == 6
+  .if \s == 1
+        eor     GMID.16b, GP0.16b, GP2.16b
+  .else
+        _eor3   \sha3, GMID, GMID, GP0, GP2
+  .endif
+ .endif
 .endif
 .endm
 
 /* _ghash_8 sha3: GACC = GHASH of GACC and the 8 blocks at GHP, without AES. */
 .macro _ghash_8 sha3
+        _ghash_pre
 .irp s, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
-        _ghash_step \sha3, \s
+.irp t, 0, 1, 2, 3, 4, 5, 6, 7
+        _ghash_slot \sha3, \s, \t
+.endr
 .endr
 .endm
 
@@ -447,13 +507,13 @@ CTRV    .req    v31             // the counter of the next block, REV32'ed (see 
  * order: lane 3 is GCM's inc32 counter as an integer, lanes 0-2 the byte-swapped first 12 bytes.
  * Adding (0, 0, 0, i) as 32-bit lanes (ADD .4s) adds i to the counter modulo 2^32, exactly
  * inc32, and adds 0 to the rest, and REV32 turns the sum back into a counter block. The
- * increments 1, 2, 4, 8 come from .Lctr_inc (address in INCP) into v8-v11, which are free when
- * blocks are built: then every block is at most 3 ADDs from CTRV, not a chain of 7.
+ * increments 1, 2, 4, 8 come from .Lctr_inc (address in INCP) into v13-v16 (GP0, GP1, GLO, GHI),
+ * which are free when blocks are built: then every block is at most 3 ADDs from CTRV, not a chain of 7.
  */
-CINC1   .req    v8              // (0, 0, 0, 1) as .4s
-CINC2   .req    v9              // (0, 0, 0, 2)
-CINC4   .req    v10             // (0, 0, 0, 4)
-CINC8   .req    v11             // (0, 0, 0, 8)
+CINC1   .req    v13             // (0, 0, 0, 1) as .4s
+CINC2   .req    v14             // (0, 0, 0, 2)
+CINC4   .req    v15             // (0, 0, 0, 4)
+CINC8   .req    v16             // (0, 0, 0, 8)
 
 /* _ctr_init: CTRV from the counter block at CTRP; INCP = .Lctr_inc. */
 .macro _ctr_init
@@ -469,13 +529,13 @@ CINC8   .req    v11             // (0, 0, 0, 8)
 .endm
 
 /* _ctr_blocks n (4 or 8): BLK0..BLK(n-1) = the next n counter blocks (inc32); CTRV += n.
- * Clobbers v8-v11. */
+ * Clobbers v13-v16. */
 .macro _ctr_blocks n
-        ldp     q8, q9, [INCP]                          // CINC1, CINC2
+        ldp     q13, q14, [INCP]                        // CINC1, CINC2
 .if \n == 8
-        ldp     q10, q11, [INCP, #32]                   // CINC4, CINC8
+        ldp     q15, q16, [INCP, #32]                   // CINC4, CINC8
 .else
-        ldr     q10, [INCP, #32]                        // CINC4
+        ldr     q15, [INCP, #32]                        // CINC4
 .endif
         add     BLK1.4s, CTRV.4s, CINC1.4s
         add     BLK2.4s, CTRV.4s, CINC2.4s
@@ -654,6 +714,7 @@ AESFAST_FUNC(aesfast_\prefix\()_gcm_ctr_then_hash)
         // Encrypt 8 blocks while hashing the 8 ciphertext blocks before them.
         .p2align 5
 .Lseal_loop\@:
+        _ghash_pre
         _ctr_blocks 8
         _aes_gcm 8, \sha3
         add     GHP, GHP, #128
@@ -696,6 +757,7 @@ AESFAST_FUNC(aesfast_\prefix\()_gcm_hash_then_ctr)
         .p2align 5
 .Lopen_loop\@:
         mov     GHP, INP
+        _ghash_pre
         _ctr_blocks 8
         _aes_gcm 8, \sha3
         _xor_store8 \sha3
