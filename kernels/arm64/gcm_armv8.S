@@ -20,8 +20,8 @@
  * parameter "sha3" chooses, at each three-way XOR, between one EOR3 and two EORs (_eor3).
  *
  * ABI: AAPCS64, little-endian only; leaf functions that never spill the link register. GHASH
- * lives in v8-v18, so every function that hashes saves and restores d8-d15 (the callee-saved
- * low halves of v8-v15). Of the general registers only x0-x12 are used. Nothing branches on, or
+ * lives in v8-v19, so every function that hashes saves and restores d8-d15 (the callee-saved
+ * low halves of v8-v15) on the stack (64 bytes, 16-byte aligned). Of the general registers only x0-x12 are used. Nothing branches on, or
  * indexes memory by, key, H or data; only nblocks and the round count steer control flow.
  *
  * ---- GHASH in the straight polynomial order ----
@@ -39,7 +39,7 @@
  * (acc stays in the SP 800-38D byte order of the ABI in memory). rbit costs one instruction per
  * block, the same as the rev64 of the byte-reversed order, and there is no ext to pair with it.
  *
- * Multiplication, Karatsuba: with a = a1 x^64 + a0 and b = b1 x^64 + b0 (64-bit halves),
+ * Multiplication, Karatsuba (+ is XOR: coefficients are in GF(2)): with a = a1 x^64 + a0 and b = b1 x^64 + b0 (64-bit halves),
  *      a b = a1b1 x^128 + ((a0+a1)(b0+b1) + a0b0 + a1b1) x^64 + a0b0.
  * PMULL takes lanes d0 (lo = a0b0), PMULL2 lanes d1 (hi = a1b1), and one more PMULL multiplies
  * the half-sums (mid' = (a0+a1)(b0+b1)): 3 multiplications instead of 4. For H's powers the
