@@ -47,8 +47,10 @@
  *   of every 256-bit product (LO = a_lo b_lo, HI = a_hi b_hi, MI = the middle) are added in
  *   accumulators whose lanes are reduced together and only then XORed into one lane.
  *   Products use Karatsuba: MI = (a_lo ^ a_hi)(b_lo ^ b_hi) ^ LO ^ HI, 3 VPCLMULQDQ per vector
- *   instead of 4 (VPCLMULQDQ competes with VAESENC for the same two FP ports on Zen 3); the
- *   ^ LO ^ HI is done once per 16 blocks, on the sums.
+ *   instead of 4 for two more cheap XOR/shuffle operations; the ^ LO ^ HI is done once per 16
+ *   blocks, on the sums. (On Zen 3 a ymm VPCLMULQDQ costs about four times a VAESENC in
+ *   throughput, measured, and the stitched loop is bound by its 26 VPCLMULQDQs, not by AES:
+ *   replacing every VAESENC by a VPXOR leaves its speed unchanged.)
  *
  * The hash-key table (aesfast_hash_key.tbl, 1024 bytes, 16-byte aligned only)
  *     bytes   0..255   H'^16, H'^15, ..., H'^1 (16 bytes each): the vector for blocks
@@ -61,7 +63,10 @@
  * Stitching
  *   Each iteration runs AES on 16 counter blocks (8 ymm or 4 zmm) and GHASH on 16 blocks; the
  *   GHASH steps (one vector of blocks each, then the reduction) are spread over the 9 AES rounds
- *   that every key size has, so that the VAESENC and VPCLMULQDQ streams interleave. Seal hashes
+ *   that every key size has, so that the VAESENC and VPCLMULQDQ streams interleave. (A loop per
+ *   key size, spreading them over all 13 rounds of AES-256, measured no faster.) Step 0, the
+ *   one that takes in the previous hash state, runs last, so the chain from one group's hash
+ *   state to the next is one multiply and the reduction. Seal hashes
  *   the ciphertext of the previous iteration (read back from out) while encrypting the next:
  *   the first 16 blocks are encrypted alone, the last 16 hashed alone. Open hashes the current
  *   ciphertext while decrypting it; all loads of an iteration precede its stores, so in == out
@@ -83,7 +88,7 @@
  * Register roles in the GCM macros (V = ymm or zmm, as set by _set_veclen in vaes_macros.h):
  *   V0-V7 (V0-V3)  AES states                  V8   RKT: the current round key (256-bit)
  *   V9   CTR: next counters, native form       V10  GLO: sum of the LO products
- *   V11  GMI: sum of the middle products       V12  GHI: sum of the HI products; the hash state
+ *   V11  GMI: sum of the middle products       V12  GHI: sum of the HI products
  *   V13  GD: a vector of data blocks           V14  GT: products and temporaries
  *   V15  GACC: the hash state (lane 0; the other lanes zero)
  *   The CTR tail uses the roles of vaes.S; the hash state is kept in *acc across it.
