@@ -6,7 +6,9 @@
 #   3. native build: every x86-64 tier against the system OpenSSL 3.0 and the 3.5 build;
 #   4. arm64 cross build: its tiers under qemu-aarch64 with Debian's arm64 libcrypto and the arm64
 #      3.5 build.
-# Ends with one line "N passed, N failed, N skipped" and exits non-zero on any failure.
+# Ends with the skipped tests and why, what the options left out, and one line
+# "N passed, N failed, N skipped" (a left-out build counts as one skipped test); exits non-zero on
+# any failure.
 #
 #   test/run.sh [--no-arm64] [--no-openssl35] [-- MESON_TEST_ARGS...]
 set -euo pipefail
@@ -23,6 +25,10 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+
+left_out=() # what the options leave out, reported at the end
+[ $arm64 -eq 0 ] && left_out+=("arm64 cross build (--no-arm64)")
+[ $openssl35 -eq 0 ] && left_out+=("OpenSSL 3.5 builds; their tests count as skipped (--no-openssl35)")
 
 deps=()
 [ $arm64 -eq 1 ] && deps+=(--arm64)
@@ -85,12 +91,16 @@ if [ $arm64 -eq 1 ]; then
   run_suite build-arm64 "$@"
 fi
 
-# One summary over every build, from Meson's machine-readable logs.
-python3 - "$setup_failures" "${logs[@]}" <<'PY' || status=1
+# One summary over every build, from Meson's machine-readable logs: each skipped test with the
+# line of its output that says why, what the options left out (the arm64 build counts as one
+# skipped test; the 3.5 tests are registered by Meson as skipped), then the counts.
+left=$(printf '%s\n' "${left_out[@]}")
+python3 - "$setup_failures" "$((1 - arm64))" "$left" "${logs[@]}" <<'PY' || status=1
 import json, sys
-passed = skipped = 0
+passed = 0
 failed = int(sys.argv[1])
-for path in sys.argv[2:]:
+skipped = int(sys.argv[2])
+for path in sys.argv[4:]:
     try:
         lines = open(path).read().splitlines()
     except OSError:
@@ -100,13 +110,20 @@ for path in sys.argv[2:]:
     for line in lines:
         if not line.strip():
             continue
-        r = json.loads(line)["result"]
+        t = json.loads(line)
+        r = t["result"]
         if r in ("OK", "EXPECTEDFAIL"):
             passed += 1
         elif r == "SKIP":
             skipped += 1
+            out = [l.strip() for l in (t.get("stdout") or "").splitlines() if l.strip()]
+            why = next((l for l in out if "skipped" in l), out[-1] if out else "(no output)")
+            print(f"skipped: {path.split('/meson-logs/')[0]} {t['name']}: {why}")
         else:
             failed += 1
+for what in sys.argv[3].splitlines():
+    if what:
+        print(f"test/run.sh: left out: {what}")
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 sys.exit(1 if failed or passed == 0 else 0)
 PY
