@@ -276,7 +276,7 @@ static int self_test(void)
 static void check(const aesfast_kernel *k, const char *fname, abi_fn *fn,
                   const uint64_t args[NARGS], const char *detail)
 {
-    char report[1024], what[160];
+    char report[1024], what[320];
 
     snprintf(what, sizeof(what), "%s %s(%s)", k->name, fname, detail);
     unsigned p = abi_call(fn, args, NULL, report, sizeof(report));
@@ -285,14 +285,17 @@ static void check(const aesfast_kernel *k, const char *fname, abi_fn *fn,
 
 #define PTR(p) ((uint64_t)(uintptr_t)(p))
 
-/* GCM's kernels on one expanded key: hash_init, then hash and the two stitched functions on each
- * block count, every call at each of the four stack skews, in place and out of place; each result
- * (the table, acc, out) against a direct call, and the counter block unchanged. */
-static void test_gcm(const aesfast_kernel *k, const aesfast_key *key, size_t kl, uint8_t *in,
-                     uint8_t *out, uint8_t *want)
+/* An AEAD family's kernels (GCM's or GCM-SIV's) on one expanded key: hash_init, then hash, the
+ * family's counter (when it is not ctr32_xor, which test_tier covers) and the stitched functions
+ * it has on each block count, every call at each of the four stack skews, in place and out of
+ * place; each result (the table, acc, out) against a direct call, and the counter block
+ * unchanged. le_first: the family's 32-bit counter is the first word (GCM-SIV), not the last. */
+static void test_aead(const aesfast_kernel *k, const aesfast_aead_kernel *g, const char *family,
+                      int le_first, const aesfast_key *key, size_t kl, uint8_t *in, uint8_t *out,
+                      uint8_t *want)
 {
     static const size_t counts[] = {0, 1, 7, 8, 9, 16, 33, 100};
-    const aesfast_aead_kernel *g = &k->gcm;
+    char fname[64];
     aesfast_hash_key *hk = malloc(sizeof(*hk)), *hk_direct = malloc(sizeof(*hk_direct));
     uint8_t h[16], acc[16], acc_want[16], ctr[16], ctr_copy[16];
     uint64_t args[NARGS] = {0};
@@ -309,9 +312,10 @@ static void test_gcm(const aesfast_kernel *k, const aesfast_key *key, size_t kl,
         g->hash_init(hk_direct, h);
         args[0] = PTR(hk), args[1] = PTR(h);
         snprintf(detail, sizeof(detail), "%zu-byte key", kl);
-        check(k, "gcm.hash_init", (abi_fn *)g->hash_init, args, detail);
-        record(memcmp(hk, hk_direct, sizeof(*hk)) == 0, "%s: gcm.hash_init through the "
-               "trampoline differs from a direct call", k->name, "");
+        snprintf(fname, sizeof(fname), "%s.hash_init", family);
+        check(k, fname, (abi_fn *)g->hash_init, args, detail);
+        record(memcmp(hk, hk_direct, sizeof(*hk)) == 0, "%s: %s through the trampoline differs "
+               "from a direct call", k->name, fname);
     }
     for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
         const size_t nb = counts[c];
@@ -323,13 +327,38 @@ static void test_gcm(const aesfast_kernel *k, const aesfast_key *key, size_t kl,
             memcpy(acc_want, acc, 16);
             g->hash(hk_direct, acc_want, in, nb);
             args[0] = PTR(hk), args[1] = PTR(acc), args[2] = PTR(in), args[3] = nb;
-            check(k, "gcm.hash", (abi_fn *)g->hash, args, detail);
-            record(memcmp(acc, acc_want, 16) == 0, "%s: gcm.hash through the trampoline differs "
+            snprintf(fname, sizeof(fname), "%s.hash", family);
+            check(k, fname, (abi_fn *)g->hash, args, detail);
+            record(memcmp(acc, acc_want, 16) == 0, "%s: %s through the trampoline differs "
                    "from a direct call", k->name, detail);
+        }
+        if (g->ctr != k->ctr32_xor) {
+            for (int t = 0; t < 4; t++) {
+                uint8_t *o = t % 2 ? in : out;
+
+                snprintf(detail, sizeof(detail), "%zu-byte key, %zu blocks%s", kl, nb,
+                         t % 2 ? ", in place" : "");
+                tiers_fill(ctr, 16);
+                if (t == 3) /* the counter word wraps within the call */
+                    memset(le_first ? ctr + 1 : ctr + 12, 0xff, 3); /* the high 3 bytes */
+                memcpy(ctr_copy, ctr, 16);
+                tiers_fill(in, nb * 16);
+                g->ctr(key, ctr, in, want, nb);
+                args[0] = PTR(key), args[1] = PTR(ctr), args[2] = PTR(in), args[3] = PTR(o);
+                args[4] = nb;
+                snprintf(fname, sizeof(fname), "%s.ctr", family);
+                check(k, fname, (abi_fn *)g->ctr, args, detail);
+                record((nb == 0 || memcmp(o, want, nb * 16) == 0) && memcmp(ctr, ctr_copy, 16) == 0,
+                       "%s: the counter kernel through the trampoline differs from a direct call",
+                       k->name, detail);
+            }
         }
         for (int open = 0; open <= 1; open++) {
             aesfast_aead_crypt_fn *fn = open ? g->hash_then_ctr : g->ctr_then_hash;
-            const char *fname = open ? "gcm.hash_then_ctr" : "gcm.ctr_then_hash";
+
+            if (fn == NULL) /* GCM-SIV has no hash_then_ctr */
+                continue;
+            snprintf(fname, sizeof(fname), "%s.%s", family, open ? "hash_then_ctr" : "ctr_then_hash");
 
             for (int t = 0; t < 4; t++) {
                 const int in_place = t % 2;
@@ -339,8 +368,8 @@ static void test_gcm(const aesfast_kernel *k, const aesfast_key *key, size_t kl,
                          in_place ? ", in place" : "");
                 tiers_fill(acc, 16);
                 tiers_fill(ctr, 16);
-                if (t == 3) /* the low counter word wraps within the call */
-                    ctr[12] = ctr[13] = ctr[14] = 0xff;
+                if (t == 3) /* the counter word wraps within the call */
+                    memset(le_first ? ctr + 1 : ctr + 12, 0xff, 3); /* the high 3 bytes */
                 memcpy(ctr_copy, ctr, 16);
                 tiers_fill(in, nb * 16);
                 memcpy(acc_want, acc, 16);
@@ -350,8 +379,8 @@ static void test_gcm(const aesfast_kernel *k, const aesfast_key *key, size_t kl,
                 check(k, fname, (abi_fn *)fn, args, detail);
                 record(memcmp(acc, acc_want, 16) == 0 && (nb == 0 || memcmp(o, want, nb * 16) == 0)
                            && memcmp(ctr, ctr_copy, 16) == 0,
-                       "%s: GCM through the trampoline differs from a direct call", k->name,
-                       detail);
+                       "%s: the stitched kernel through the trampoline differs from a direct call",
+                       k->name, detail);
             }
         }
     }
@@ -412,7 +441,8 @@ static void test_tier(const aesfast_kernel *k)
                    "%s: ctr32_xor through the trampoline differs from a direct call", k->name,
                    detail);
         }
-        test_gcm(k, &key, kl, in, out, want);
+        test_aead(k, &k->gcm, "gcm", 0, &key, kl, in, out, want);
+        test_aead(k, &k->gcmsiv, "gcmsiv", 1, &key, kl, in, out, want);
     }
     printf("abi_test: %-12s %s (%d checks)\n", k->name, failed == before_failed ? "ok" : "FAILED",
            passed + failed - before_passed - before_failed);
