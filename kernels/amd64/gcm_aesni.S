@@ -104,7 +104,13 @@
 /* Memory operands. */
 #define ROUNDS_MEM AESFAST_KEY_ROUNDS(KEY)     /* key->rounds: 10, 12 or 14 */
 #define K0W_MEM 12(KEY)                        /* dword 3 of rk[0] */
-#define IVK_MEM -24(%rsp)                      /* red zone, 16-aligned: counter block ^ rk[0] */
+/* The stitched functions' stack frame. rsp is 8 mod 16 at entry, so after subtracting FRAME
+ * (8 mod 16) it is 16-aligned. Slot i holds the counter block of block i of the next 8-block
+ * iteration, XORed with rk[0]; IVK the counter block of the call ^ rk[0]. */
+#define FRAME (16*9 + 8)
+#define SLOT(i) 16*(i)(%rsp)
+#define SLOTW(i) 16*(i)+12(%rsp)                /* a slot's dword 3 */
+#define IVK_MEM 16*8(%rsp)
 #define HPOW(n) 32*((n)-1)(HTBL)               /* K_n */
 #define HKAR(n) 32*((n)-1)+16(HTBL)            /* K_n.lo ^ K_n.hi, twice */
 
@@ -251,20 +257,38 @@
         _aesenc_n       RKT, \n
 .endm
 
-/*
- * out[0..n-1] = in[0..n-1] ^ AES(counter blocks CTRW .. CTRW + n - 1); advances CTRW, IN and OUT
- * by n blocks. With \hash = 1 (n = 8 only), GHASH step s runs after the round with the round
- * key 9 - s places before the last one, over the 8 blocks at \off(\base).
- */
-.macro _gcm_ctr_n n, hash=0, off=0, base=IN
-        /* Round 0 comes with the counter blocks (IVK is ctr ^ rk[0]). */
-.irp i, 0,1,2,3,4,5,6,7
-.if \i < \n
+/* TW = dword 3 of the counter block CTRW + \i, XORed with rk[0]'s dword 3. The counter is made
+ * in a general-purpose register (32-bit arithmetic wraps mod 2^32 by itself), which keeps the
+ * vector ports, which AESENC and PCLMULQDQ saturate, free. */
+.macro _ctr_word i
         lea             \i(CTRW), TW            /* 32-bit result: + i mod 2^32 */
         bswap           TW                      /* big-endian, as in the block */
         xor             K0W_MEM, TW             /* ^ rk[0]'s dword 3 */
+.endm
+
+/*
+ * out[0..n-1] = in[0..n-1] ^ AES(counter blocks CTRW .. CTRW + n - 1); advances CTRW, IN and OUT
+ * by n blocks. The counter blocks are IVK with dword 3 replaced (PINSRD), or with \slots = 1
+ * the stack slots, which an 8-block pass fills for the next one; every 8-block pass fills
+ * them, so slots = 1 is right after any 8-block pass. With \hash = 1 (n = 8 only), GHASH step s runs after the round with the round
+ * key 9 - s places before the last one, over the 8 blocks at \off(\base).
+ */
+.macro _gcm_ctr_n n, hash=0, off=0, base=IN, slots=0
+        /* Round 0 comes with the counter blocks (made ^ rk[0]). */
+.irp i, 0,1,2,3,4,5,6,7
+.if \i < \n
+.if \slots
+        movdqa          SLOT(\i), X\i           /* made by the previous iteration */
+.else
+        _ctr_word       \i
         movdqa          IVK_MEM, X\i
         pinsrd          $3, TW, X\i             /* SSE4.1 */
+.endif
+.if \n == 8
+        /* The same block of the next iteration, for its load (long after this store). */
+        _ctr_word       8+\i
+        mov             TW, SLOTW(\i)
+.endif
 .endif
 .endr
         add             $\n, CTRWD
@@ -324,6 +348,7 @@
         mov             8(%rsp), NBLOCKS        /* the seventh argument */
         test            NBLOCKS, NBLOCKS
         jz              \ret
+        sub             $FRAME, %rsp
         movdqa          .Lbswap_mask(%rip), BSWAP
         movdqu          (ACCP), HI
         pshufb          BSWAP, HI
@@ -333,9 +358,23 @@
         movdqu          (CTRP), T0
         movdqa          (KEY), T1
         pxor            T1, T0
-        movdqa          T0, IVK_MEM
         movl            12(CTRP), CTRWD
         bswap           CTRWD                   /* the counter, as an integer */
+.irp i, 0,1,2,3,4,5,6,7,8
+        movdqa          T0, SLOT(\i)            /* IVK, and the slots' first 12 bytes */
+.endr
+.endm
+
+/* Exit of both stitched functions: the hash state out, the frame wiped (it holds rk[0] ^ the
+ * counter blocks, i.e. key bits) and released. */
+.macro _gcm_finish
+        pshufb          BSWAP, HI
+        movdqu          HI, (ACCP)
+        pxor            T0, T0
+.irp i, 0,1,2,3,4,5,6,7,8
+        movdqa          T0, SLOT(\i)
+.endr
+        add             $FRAME, %rsp
 .endm
 
 /* ---- Functions ----------------------------------------------------------------------------- */
@@ -436,7 +475,7 @@ AESFAST_FUNC(aesfast_aesni_gcm_ctr_then_hash)
         sub             $8, NBLOCKS
         jb              .Lseal_last
 .Lseal_loop:                                    /* encrypt 8, hash the previous 8 */
-        _gcm_ctr_n      8, hash=1, off=-128, base=OUT
+        _gcm_ctr_n      8, hash=1, off=-128, base=OUT, slots=1
         sub             $8, NBLOCKS
         jae             .Lseal_loop
 .Lseal_last:
@@ -450,8 +489,7 @@ AESFAST_FUNC(aesfast_aesni_gcm_ctr_then_hash)
         mov             OUT, IN
         sub             TWQ, IN
         _ghash_var      IN, NBLOCKS, TWQ
-        pshufb          BSWAP, HI
-        movdqu          HI, (ACCP)
+        _gcm_finish
 .Lseal_ret:
         ret
 AESFAST_END(aesfast_aesni_gcm_ctr_then_hash)
@@ -467,8 +505,13 @@ AESFAST_FUNC(aesfast_aesni_gcm_hash_then_ctr)
         _gcm_setup      .Lopen_ret
         sub             $8, NBLOCKS
         jb              .Lopen_tail
-.Lopen_loop:                                    /* hash 8 input blocks while encrypting them */
+        /* Hash 8 input blocks while encrypting them; the first pass makes its counter blocks
+         * with PINSRD, so that it does not load the slots right after storing them. */
         _gcm_ctr_n      8, hash=1, off=0, base=IN
+        sub             $8, NBLOCKS
+        jb              .Lopen_tail
+.Lopen_loop:
+        _gcm_ctr_n      8, hash=1, off=0, base=IN, slots=1
         sub             $8, NBLOCKS
         jae             .Lopen_loop
 .Lopen_tail:
@@ -479,8 +522,7 @@ AESFAST_FUNC(aesfast_aesni_gcm_hash_then_ctr)
         shl             $4, TWQ
         sub             TWQ, IN                 /* back to the first of them */
         _gcm_ctr_tail
-        pshufb          BSWAP, HI
-        movdqu          HI, (ACCP)
+        _gcm_finish
 .Lopen_ret:
         ret
 AESFAST_END(aesfast_aesni_gcm_hash_then_ctr)
