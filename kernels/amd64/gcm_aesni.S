@@ -11,9 +11,10 @@
  * memory operands of legacy-SSE instructions, which require alignment).
  *
  * ABI: System V AMD64. Leaf functions that touch only caller-saved registers (rax, rcx, rdx,
- * rsi, rdi, r8-r11, xmm0-15). The stitched functions keep one 16-byte value in the red zone
- * (the 128 bytes below rsp that a leaf function may use without moving rsp) and read their
- * seventh argument, nblocks, at 8(%rsp).
+ * rsi, rdi, r8-r11, xmm0-15). The stitched functions read their seventh argument, nblocks, at
+ * 8(%rsp), and keep nine counter blocks in a 152-byte stack frame, which they wipe before they
+ * return (the blocks are XORed with rk[0], i.e. with key bytes). Round keys and hash-key powers
+ * may be left in vector registers (see the register policy in aesfast_kernel.h).
  *
  * The field, reflected
  *   GHASH works in GF(2^128) = GF(2)[x] / P, P = x^128 + x^7 + x^2 + x + 1, with a block's bit 0
