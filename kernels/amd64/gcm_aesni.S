@@ -62,9 +62,19 @@
  *   the plaintext in program order, so in == out works. The AES rounds shared by all key sizes
  *   (the last nine middle rounds) each carry one "GHASH step": one block's three products, and
  *   after the eighth, the reduction. The AESENC and PCLMULQDQ streams are independent, so the
- *   out-of-order core runs them side by side. Counter blocks are made as in aesni.S: the counter
- *   is an integer in a general-purpose register, and each block is (ctr ^ rk[0]) with dword 3
- *   replaced by bswap(counter + i) ^ rk[0][12..15] (PINSRD), so round 0 comes for free.
+ *   out-of-order core runs them side by side (where exactly a step sits in its round was
+ *   measured not to matter).
+ *
+ * Port pressure (Zen 3, measured with the program described in the branch's report): AESENC
+ *   issues 2 per cycle; PCLMULQDQ 1 per 2 cycles, and each one costs about two AESENC slots;
+ *   other vector ops (PXOR, PSHUFB, PSHUFD) about half a slot. So the loop keeps vector
+ *   instructions other than AESENC and PCLMULQDQ to a minimum: 3 PCLMULQDQs per block
+ *   (Karatsuba), 2 per reduction, and counter blocks made outside the vector unit. The counter
+ *   is an integer in a general-purpose register; a counter block is (ctr ^ rk[0]) with dword 3
+ *   replaced by bswap(counter + i) ^ rk[0][12..15], so round 0 comes for free. In the 8-block
+ *   loop those dwords are stored into eight stack copies of ctr ^ rk[0] one iteration ahead,
+ *   and each block is a plain load; the first pass and the tails insert them with PINSRD, as
+ *   aesni.S does (a load right after a narrower store to the same bytes would stall).
  *
  * Tails: 4, 2 and 1 blocks of CTR as in aesni.S, and a GHASH loop over the 1..7 remaining blocks
  *   with the powers H^r..H^1 and one reduction. Nothing is read or written outside the buffers.
@@ -119,7 +129,7 @@
 .irp i, 0,1,2,3,4,5,6,7
 .set X\i,       %xmm\i  /* X0-X7: the AES blocks in flight */
 .endr
-.set RKT,       %xmm8   /* a round key loaded for one round; last round key ^ input */
+.set RKT,       %xmm8   /* a round key loaded for one round */
 .set LO,        %xmm9   /* sum of the low products a0 k0 */
 .set MID,       %xmm10  /* sum of the Karatsuba middle products (a0 ^ a1)(k0 ^ k1) */
 .set HI,        %xmm11  /* sum of the high products a1 k1; after a reduction, the hash state
@@ -158,10 +168,10 @@
 .endm
 
 /*
- * GHASH step \i of 8 over the blocks at \src (an addressing-mode displacement base, e.g.
- * -128(OUT)): steps 0..7 multiply block \i by K_(8-\i) and add the three products to LO, HI,
- * MID (step 0 first folds the hash state HI into the block, and starts the sums); step 8 undoes
- * Karatsuba and reduces, leaving the new state in HI.
+ * GHASH step \i of 8 over the 8 blocks at \off(\base) (e.g. -128(OUT)): steps 0..7 multiply
+ * block \i by K_(8-\i) and add the three products to LO, HI, MID (step 0 first folds the hash
+ * state HI into the block, and starts the sums); step 8 undoes Karatsuba and reduces, leaving
+ * the new state in HI.
  */
 .macro _ghash_step i, off, base
 .if \i < 8
@@ -270,9 +280,9 @@
 /*
  * out[0..n-1] = in[0..n-1] ^ AES(counter blocks CTRW .. CTRW + n - 1); advances CTRW, IN and OUT
  * by n blocks. The counter blocks are IVK with dword 3 replaced (PINSRD), or with \slots = 1
- * the stack slots, which an 8-block pass fills for the next one; every 8-block pass fills
- * them, so slots = 1 is right after any 8-block pass. With \hash = 1 (n = 8 only), GHASH step s runs after the round with the round
- * key 9 - s places before the last one, over the 8 blocks at \off(\base).
+ * the stack slots. Every 8-block pass fills the slots for the next 8 blocks, so slots = 1 is
+ * right after any 8-block pass. With \hash = 1 (n = 8 only), GHASH step s runs after the round
+ * with the round key 9 - s places before the last one, over the 8 blocks at \off(\base).
  */
 .macro _gcm_ctr_n n, hash=0, off=0, base=IN, slots=0
         /* Round 0 comes with the counter blocks (made ^ rk[0]). */
