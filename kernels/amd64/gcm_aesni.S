@@ -101,7 +101,11 @@
 .set CTRP,      %rcx    /* const uint8_t ctr[16] (stitched functions; free once loaded) */
 .set IN,        %r8     /* const uint8_t *in */
 .set OUT,       %r9     /* uint8_t *out */
-/* (ghash: in and nblocks arrive in rdx, rcx; they are moved to IN and NBLOCKS) */
+/* (ghash: hkey, acc, in, nblocks arrive in rdi, rsi, rdx, rcx, and are moved to HTBL, GACC,
+ * IN and NBLOCKS; ghash_init's hkey and h stay in rdi and rsi) */
+.set GACC,      %rdi    /* ghash: uint8_t acc[16] */
+.set ITBL,      %rdi    /* ghash_init: aesfast_hash_key * */
+.set IH,        %rsi    /* ghash_init: const uint8_t h[16] */
 
 /* Scratch general-purpose registers. */
 .set NBLOCKS,   %rax    /* blocks left; in the 8-block loops, blocks left minus 8 */
@@ -111,6 +115,7 @@
 .set CTRW,      %r10    /* the next block's counter (low 32 bits used, wraps mod 2^32) */
 .set CTRWD,     %r10d
 .set RKEND,     %r11    /* &key->rk[16 * rounds], the last round key */
+.set RKENDD,    %r11d
 
 /* Memory operands. */
 #define ROUNDS_MEM AESFAST_KEY_ROUNDS(KEY)     /* key->rounds: 10, 12 or 14 */
@@ -363,7 +368,7 @@
         movdqa          .Lbswap_mask(%rip), BSWAP
         movdqu          (ACCP), HI
         pshufb          BSWAP, HI
-        movl            ROUNDS_MEM, %r11d       /* (RKEND's low half) */
+        movl            ROUNDS_MEM, RKENDD
         shl             $4, RKEND
         add             KEY, RKEND              /* RKEND = &rk[16 * rounds] */
         movdqu          (CTRP), T0
@@ -396,47 +401,55 @@
  * Writes K_1..K_8 and their Karatsuba words (see the header). Only the first 256 bytes of the
  * table are used.
  */
+/* ghash_init's registers (besides LO, MID, HI, T0 of the reduction). */
+.set KN,        %xmm0   /* K_n */
+.set K1,        %xmm3   /* K_1, the multiplier of every step */
+.set K1K,       %xmm4   /* K_1.lo ^ K_1.hi in both halves */
+.set N,         %eax    /* n */
+.set NOFF,      %rcx    /* 32 n */
+.set NOFFD,     %ecx
+
 AESFAST_FUNC(aesfast_aesni_ghash_init)
-        movdqu          (%rsi), %xmm0
-        pshufb          .Lbswap_mask(%rip), %xmm0       /* H, reflected */
+        movdqu          (IH), KN
+        pshufb          .Lbswap_mask(%rip), KN  /* H, reflected */
         /* K_1 = H y mod P*: a 128-bit left shift by one, and P*'s low bits if bit 127 was set. */
-        pshufd          $0xff, %xmm0, %xmm1
-        psrad           $31, %xmm1              /* all ones iff bit 127 is set */
-        pand            .Lgfpoly(%rip), %xmm1
-        movdqa          %xmm0, %xmm2
-        psrlq           $63, %xmm2              /* the top bit of each qword ... */
-        pslldq          $8, %xmm2               /* ... bit 63 moves to bit 64 (bit 127 drops) */
-        psllq           $1, %xmm0
-        por             %xmm2, %xmm0
-        pxor            %xmm1, %xmm0            /* K_1 */
-        movdqa          %xmm0, %xmm3            /* K_1, the multiplier of every step */
-        pshufd          $0x4e, %xmm3, %xmm4
-        pxor            %xmm3, %xmm4            /* K_1.lo ^ K_1.hi in both halves */
-        mov             $1, %eax
+        pshufd          $0xff, KN, T0
+        psrad           $31, T0                 /* all ones iff bit 127 is set */
+        pand            .Lgfpoly(%rip), T0
+        movdqa          KN, T1
+        psrlq           $63, T1                 /* the top bit of each qword ... */
+        pslldq          $8, T1                  /* ... bit 63 moves to bit 64 (bit 127 drops) */
+        psllq           $1, KN
+        por             T1, KN
+        pxor            T0, KN                  /* K_1 */
+        movdqa          KN, K1
+        pshufd          $0x4e, K1, K1K
+        pxor            K1, K1K
+        mov             $1, N
         jmp             .Linit_store
 .Linit_loop:
-        /* K_(n+1) = K_n K_1 y^-128 (xmm0 = K_n), Karatsuba as in the bulk loop. */
-        pshufd          $0x4e, %xmm0, MID
-        pxor            %xmm0, MID
-        pclmulqdq       $0x00, %xmm4, MID
-        movdqa          %xmm0, LO
-        pclmulqdq       $0x00, %xmm3, LO
-        movdqa          %xmm0, HI
-        pclmulqdq       $0x11, %xmm3, HI
+        /* K_(n+1) = K_n K_1 y^-128, Karatsuba as in the bulk loop. */
+        pshufd          $0x4e, KN, MID
+        pxor            KN, MID
+        pclmulqdq       $0x00, K1K, MID
+        movdqa          KN, LO
+        pclmulqdq       $0x00, K1, LO
+        movdqa          KN, HI
+        pclmulqdq       $0x11, K1, HI
         pxor            LO, MID
         pxor            HI, MID
         _ghash_reduce   T0
-        movdqa          HI, %xmm0
+        movdqa          HI, KN
 .Linit_store:
-        /* Store K_n (n = eax) and its Karatsuba word. */
-        mov             %eax, %ecx
-        shl             $5, %ecx
-        movdqa          %xmm0, -32(%rdi, %rcx)
-        pshufd          $0x4e, %xmm0, %xmm1
-        pxor            %xmm0, %xmm1
-        movdqa          %xmm1, -16(%rdi, %rcx)
-        inc             %eax
-        cmp             $8, %eax
+        /* Store K_n and its Karatsuba word. */
+        mov             N, NOFFD
+        shl             $5, NOFF
+        movdqa          KN, -32(ITBL, NOFF)
+        pshufd          $0x4e, KN, T0
+        pxor            KN, T0
+        movdqa          T0, -16(ITBL, NOFF)
+        inc             N
+        cmp             $8, N
         jbe             .Linit_loop
         ret
 AESFAST_END(aesfast_aesni_ghash_init)
@@ -450,11 +463,11 @@ AESFAST_END(aesfast_aesni_ghash_init)
 AESFAST_FUNC(aesfast_aesni_ghash)
         test            %rcx, %rcx
         jz              .Lghash_ret
-        xchg            %rdi, %rsi              /* HTBL = hkey, rdi = acc */
+        xchg            %rdi, %rsi              /* HTBL = hkey, GACC = acc */
         mov             %rdx, IN
         mov             %rcx, NBLOCKS
         movdqa          .Lbswap_mask(%rip), BSWAP
-        movdqu          (%rdi), HI
+        movdqu          (GACC), HI
         pshufb          BSWAP, HI
         sub             $8, NBLOCKS
         jb              .Lghash_tail
@@ -466,7 +479,7 @@ AESFAST_FUNC(aesfast_aesni_ghash)
 .Lghash_tail:
         _ghash_var      IN, NBLOCKS, %rcx
         pshufb          BSWAP, HI
-        movdqu          HI, (%rdi)
+        movdqu          HI, (GACC)
 .Lghash_ret:
         ret
 AESFAST_END(aesfast_aesni_ghash)
@@ -493,7 +506,7 @@ AESFAST_FUNC(aesfast_aesni_gcm_ctr_then_hash)
         _ghash_8        -128, OUT
 .Lseal_tail:
         _gcm_ctr_tail
-        /* Hash the tail's r ciphertext blocks: they end at OUT. */
+        /* Hash the tail's r ciphertext blocks, which end at OUT (IN is free now). */
         mov             NBLOCKS, TWQ
         and             $7, TWQ
         shl             $4, TWQ
