@@ -285,8 +285,8 @@
 /*
  * out[0..n-1] = in[0..n-1] ^ AES(counter blocks CTRW .. CTRW + n - 1); advances CTRW, IN and OUT
  * by n blocks. The counter blocks are IVK with dword 3 replaced (PINSRD), or with \slots = 1
- * the stack slots. Every 8-block pass fills the slots for the next 8 blocks, so slots = 1 is
- * right after any 8-block pass. With \hash = 1 (n = 8 only), GHASH step s runs after the round
+ * the stack slots. Every 8-block pass fills the slots for the next 8 blocks (the first one,
+ * with slots = 0, also their first 12 bytes), so slots = 1 is right after any 8-block pass. With \hash = 1 (n = 8 only), GHASH step s runs after the round
  * with the round key 9 - s places before the last one, over the 8 blocks at \off(\base).
  */
 .macro _gcm_ctr_n n, hash=0, off=0, base=IN, slots=0
@@ -298,6 +298,9 @@
 .else
         _ctr_word       \i
         movdqa          IVK_MEM, X\i
+.if \n == 8
+        movdqa          X\i, SLOT(\i)           /* the slot's first 12 bytes */
+.endif
         pinsrd          $3, TW, X\i             /* SSE4.1 */
 .endif
 .if \n == 8
@@ -376,13 +379,12 @@
         pxor            T1, T0
         movl            12(CTRP), CTRWD
         bswap           CTRWD                   /* the counter, as an integer */
-.irp i, 0,1,2,3,4,5,6,7,8
-        movdqa          T0, SLOT(\i)            /* IVK, and the slots' first 12 bytes */
-.endr
+        movdqa          T0, IVK_MEM
 .endm
 
 /* Exit of both stitched functions: the hash state out, the frame wiped (it holds rk[0] ^ the
- * counter blocks, i.e. key bits) and released. */
+ * counter blocks, i.e. key bits; the slots only after 8 blocks or more, but wiping them always
+ * costs less than a branch) and released. */
 .macro _gcm_finish
         pshufb          BSWAP, HI
         movdqu          HI, (ACCP)
