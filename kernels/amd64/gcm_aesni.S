@@ -288,8 +288,9 @@
  * out[0..n-1] = in[0..n-1] ^ AES(counter blocks CTRW .. CTRW + n - 1); advances CTRW, IN and OUT
  * by n blocks. The counter blocks are IVK with dword 3 replaced (PINSRD), or with \slots = 1
  * the stack slots. Every 8-block pass fills the slots for the next 8 blocks (the first one,
- * with slots = 0, also their first 12 bytes), so slots = 1 is right after any 8-block pass. With \hash = 1 (n = 8 only), GHASH step s runs after the round
- * with the round key 9 - s places before the last one, over the 8 blocks at \off(\base).
+ * with slots = 0, also their first 12 bytes), so slots = 1 is right after any 8-block pass.
+ * With \hash = 1 (n = 8 only), GHASH step s runs after the round with the round key 9 - s places
+ * before the last one, over the 8 blocks at \off(\base).
  */
 .macro _gcm_ctr_n n, hash=0, off=0, base=IN, slots=0
         /* Round 0 comes with the counter blocks (made ^ rk[0]). */
