@@ -51,8 +51,9 @@
  *   MID ^ LO ^ HI. Eight blocks X_0..X_7 fold into the accumulator with one reduction:
  *   acc' = (acc ^ X_0) H^8 ^ X_1 H^7 ^ ... ^ X_7 H, so the 24 products are summed (LO, HI and the
  *   Karatsuba middles separately, all linear) and reduced once. The table keeps (k0 ^ k1) of each
- *   K_n in both halves of a second 16-byte word, so the middle product needs only a PSHUFD and a
- *   PXOR on the data side.
+ *   K_n in both halves of a second 16-byte word, so the data side of the middle product needs
+ *   only a0 ^ a1 in the low half: a PSHUFD and a PXOR, or, for blocks read from memory, two
+ *   64-bit loads, XOR and BSWAP in a general-purpose register and a MOVQ.
  *
  * Stitching
  *   Seal encrypts 8 counter blocks while it hashes the 8 ciphertext blocks of the previous
@@ -70,8 +71,8 @@
  *   two AESENC slots; other vector ops (PXOR, PSHUFB, PSHUFD) about half a slot. Of the ~85
  *   cycles per 8 blocks of AES-128, about 40 are AESENC, 32 PCLMULQDQ and 13 the rest. So the
  *   loop keeps other vector instructions to a minimum: 3 PCLMULQDQs per block (Karatsuba, one
- *   fewer than schoolbook for two cheap ops more), 2 per reduction, and counter blocks made
- *   outside the vector unit. The counter is an integer in a general-purpose register; a counter
+ *   fewer than schoolbook for two cheap ops more), 2 per reduction, and counter blocks and
+ *   most Karatsuba data sides (above) made outside the vector unit. The counter is an integer in a general-purpose register; a counter
  *   block is (ctr ^ rk[0]) with dword 3 replaced by bswap(counter + i) ^ rk[0][12..15], so
  *   round 0 comes for free. In the 8-block loop those dwords are stored into eight stack copies
  *   of ctr ^ rk[0] one iteration ahead, and each block is a plain load (5% faster than PINSRD);
@@ -178,7 +179,7 @@
  * GHASH step \i of 8 over the 8 blocks at \off(\base) (e.g. -128(OUT)): steps 0..7 multiply
  * block \i by K_(8-\i) and add the three products to LO, HI, MID (step 0 first folds the hash
  * state HI into the block, and starts the sums); step 8 undoes Karatsuba and reduces, leaving
- * the new state in HI.
+ * the new state in HI. Clobbers T0-T2 and TW.
  */
 .macro _ghash_step i, off, base
 .if \i < 8
@@ -194,8 +195,12 @@
         pclmulqdq       $0x11, HPOW(8), HI      /* a1 k1 */
         pclmulqdq       $0x00, HKAR(8), MID     /* (a0 ^ a1)(k0 ^ k1) */
 .else
-        pshufd          $0x4e, T0, T1
-        pxor            T0, T1
+        /* a0 ^ a1 = bswap64(first 8 bytes ^ last 8 bytes), made in TW, which is free during the
+         * rounds: one transfer instead of a PSHUFD and a PXOR on the vector pipes. */
+        mov             \off+16*\i(\base), TWQ
+        xor             \off+16*\i+8(\base), TWQ
+        bswap           TWQ
+        movq            TWQ, T1
         movdqa          T0, T2
         pclmulqdq       $0x00, HPOW(8-\i), T2
         pclmulqdq       $0x11, HPOW(8-\i), T0
