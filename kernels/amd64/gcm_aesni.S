@@ -71,13 +71,14 @@
  *   two AESENC slots; other vector ops (PXOR, PSHUFB, PSHUFD) about half a slot. Of the ~85
  *   cycles per 8 blocks of AES-128, about 40 are AESENC, 32 PCLMULQDQ and 13 the rest. So the
  *   loop keeps other vector instructions to a minimum: 3 PCLMULQDQs per block (Karatsuba, one
- *   fewer than schoolbook for two cheap ops more), 2 per reduction, and counter blocks and
- *   most Karatsuba data sides (above) made outside the vector unit. The counter is an integer in a general-purpose register; a counter
- *   block is (ctr ^ rk[0]) with dword 3 replaced by bswap(counter + i) ^ rk[0][12..15], so
- *   round 0 comes for free. In the 8-block loop those dwords are stored into eight stack copies
- *   of ctr ^ rk[0] one iteration ahead, and each block is a plain load (5% faster than PINSRD);
- *   the first pass and the tails insert them with PINSRD, as aesni.S does (a load right after
- *   a narrower store to the same bytes would stall).
+ *   fewer than schoolbook for two cheap ops more), 2 per reduction, and the counter blocks and
+ *   most Karatsuba data sides (above) made outside the vector unit. The counter is an integer
+ *   in a general-purpose register; a counter block is (ctr ^ rk[0]) with dword 3 replaced by
+ *   bswap(counter + i) ^ rk[0][12..15], so round 0 comes for free. In the 8-block loop those
+ *   dwords are stored into eight stack copies of ctr ^ rk[0] one iteration ahead, and each
+ *   block is a plain load (5% faster than PINSRD); the first pass and the tails insert them
+ *   with PINSRD, as aesni.S does (a load right after a narrower store to the same bytes would
+ *   stall).
  *
  * Tails: 4, 2 and 1 blocks of CTR as in aesni.S, and a GHASH loop over the 1..7 remaining blocks
  *   with the powers H^r..H^1 and one reduction. Nothing is read or written outside the buffers.
