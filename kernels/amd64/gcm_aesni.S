@@ -68,8 +68,8 @@
  *
  * Port pressure (Zen 3, measured with microbenchmarks and by removing parts of this loop):
  *   AESENC issues 2 per cycle; PCLMULQDQ 1 per 2 cycles, and in this loop each one costs about
- *   two AESENC slots; other vector ops (PXOR, PSHUFB, PSHUFD) about half a slot. Of the ~85
- *   cycles per 8 blocks of AES-128, about 40 are AESENC, 32 PCLMULQDQ and 13 the rest. So the
+ *   two AESENC slots; other vector ops (PXOR, PSHUFB, PSHUFD) about half a slot. Of the ~83
+ *   cycles per 8 blocks of AES-128, about 40 are AESENC, 30 PCLMULQDQ and 13 the rest. So the
  *   loop keeps other vector instructions to a minimum: 3 PCLMULQDQs per block (Karatsuba, one
  *   fewer than schoolbook for two cheap ops more), 2 per reduction, and the counter blocks and
  *   most Karatsuba data sides (above) made outside the vector unit. The counter is an integer
