@@ -63,11 +63,19 @@ typedef enum {
 /* ctr += n in the mode's 32-bit counter, modulo 2^32 (the other 12 bytes never change). */
 void ctr32_add(uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt, uint32_t n);
 
+/* Whole blocks that wait to be hashed together: small updates' AAD and data, and a message's
+ * last blocks with its lengths block, go to the kernel in one call, so their multiplications by
+ * H^n .. H^1 run side by side and share one reduction, instead of one dependent multiplication
+ * and one call per block. */
+#define AEAD_PENDING 8
+
 typedef struct aead_stream {
     uint8_t ctr[AESFAST_BLOCK];  /* counter block of the next keystream block */
     uint8_t acc[AESFAST_BLOCK];  /* hash state, in the field's byte order */
+    uint8_t pend[AEAD_PENDING * AESFAST_BLOCK]; /* whole blocks not yet hashed into acc */
     uint8_t part[AESFAST_BLOCK]; /* bytes of the current partial block to be hashed */
     keystream ks;                /* its keystream (data only); ks.num == partial data bytes */
+    unsigned int npend;          /* blocks in pend */
     unsigned int aad_part;       /* bytes in part while still in the AAD */
     int in_data;                 /* 0 while AAD may still come */
     uint64_t aadlen, datalen;    /* bytes so far */
