@@ -179,6 +179,7 @@ static int siv_data(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
     if (c->enc) {
         aead_hash_only(&c->st, &c->kernel->gcmsiv, &c->hkey, in, len);
         siv_tag(c, c->tag);
+        c->have_tag = 0; /* c->tag is now this message's tag, not one to check */
         siv_ctr(c, c->tag, in, out, len); /* after the hash: in may be out */
         c->result = 1;
         return 1;
@@ -267,10 +268,10 @@ static int siv_init(void *vctx, const unsigned char *key, size_t keylen,
     }
     if (c->key_set && c->nonce_set && (key != NULL || iv != NULL))
         siv_derive(c);
-    /* Every init starts a new message: no AAD, data or tag of the last one carries over. */
+    /* Every init starts a new message: no AAD or data of the last one carries over. A tag set
+     * for opening stays, as in OpenSSL (EVP users and evp_test set it before the init that
+     * gives the key and nonce); a stale one only makes the next open fail, wiped. */
     siv_begin(c);
-    c->have_tag = 0;
-    OPENSSL_cleanse(c->tag, sizeof(c->tag));
     return siv_set_ctx_params(c, params);
 }
 
@@ -467,15 +468,16 @@ static int siv_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 
     for (const OSSL_PARAM *p = params; p != NULL && p->key != NULL; p++) {
         if (strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0) {
-            if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL
-                || p->data_size != SIV_TAG) {
+            /* Sealing makes its own tag: a tag (or, with no data, a tag length) given then is
+             * checked for its length and otherwise ignored, as in OpenSSL. */
+            if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data_size != SIV_TAG
+                || (!c->enc && p->data == NULL)) {
                 AESFAST_RAISE(c->prov, AESFAST_R_INVALID_TAG_LENGTH,
                               "%s: the tag is a 16-byte octet string (given %zu bytes)",
                               c->name, p->data_size);
                 return 0;
             }
-            if (!c->enc) { /* sealing makes its own tag: a tag given then is ignored, as in
-                            * OpenSSL */
+            if (!c->enc) {
                 memcpy(c->tag, p->data, SIV_TAG);
                 c->have_tag = 1;
             }
