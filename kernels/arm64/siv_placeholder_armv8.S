@@ -2,9 +2,6 @@
 #include "asm_base.h"
 #if defined(__aarch64__)
         .text
-AESFAST_FUNC(aesfast_armv8_ctr32le_xor)
-        brk #0
-AESFAST_END(aesfast_armv8_ctr32le_xor)
 AESFAST_FUNC(aesfast_armv8_polyval_init)
         brk #0
 AESFAST_END(aesfast_armv8_polyval_init)
