@@ -45,9 +45,9 @@
  * template need 32 vector registers, hence the save of d8-d15. The last 0..7 blocks take one
  * 4-block or 8-block AES pass, whatever covers them. The tail then XORs 4, 2 and 1 blocks of
  * that keystream as needed, so it runs at most one AES latency chain and reads and writes only
- * the bytes it owns. Per 8 blocks the loop executes 208 / 240 / 272 instructions for
- * AES-128 / 192 / 256 with inc32be and 8 fewer with inc32le (no REV), of which 152 / 184 / 216
- * are AESE/AESMC.
+ * the bytes it owns. Per 8 blocks the loop executes 207 / 240 / 272 instructions for
+ * AES-128 / 192 / 256 with inc32be (counted in the disassembly; AES-128 takes one TBZ of the
+ * two) and 8 fewer with inc32le (no REV), of which 152 / 184 / 216 are AESE/AESMC.
  */
 #include "asm_base.h"
 

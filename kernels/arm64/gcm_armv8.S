@@ -1,6 +1,8 @@
 /*
- * GHASH and AES-GCM for AArch64 with the ARMv8 Crypto Extensions: PMULL for GHASH, AESE/AESMC for
- * the counter mode, stitched together 8 blocks at a time.
+ * GHASH and AES-GCM, POLYVAL and AES-GCM-SIV (RFC 8452) for AArch64 with the ARMv8 Crypto
+ * Extensions: PMULL for the hash, AESE/AESMC for the counter mode, stitched together 8 blocks at
+ * a time. GCM and GCM-SIV are one source: the macros take the hash (ghash, polyval) and the
+ * counter format (inc32be, inc32le) as parameters.
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  *
@@ -9,20 +11,28 @@
  *   aesfast_armv8_ghash                     GHASH of whole blocks (AAD, the length block)
  *   aesfast_armv8_gcm_ctr_then_hash         seal: CTR, then GHASH of the ciphertext
  *   aesfast_armv8_gcm_hash_then_ctr         open: GHASH of the ciphertext, then CTR
- *   aesfast_armv8_sha3_{ghash, gcm_ctr_then_hash, gcm_hash_then_ctr}
- *                                           the same three with EOR3 for the three-way XORs
+ *   aesfast_armv8_polyval_init              H -> H^1..H^8 in POLYVAL's field (both tiers)
+ *   aesfast_armv8_polyval                   POLYVAL of whole blocks
+ *   aesfast_armv8_gcmsiv_ctr_then_hash      GCM-SIV open: CTR (little-endian counter), then
+ *                                           POLYVAL of the plaintext
+ *   aesfast_armv8_sha3_{ghash, gcm_ctr_then_hash, gcm_hash_then_ctr, polyval,
+ *                       gcmsiv_ctr_then_hash}
+ *                                           the same five with EOR3 for the three-way XORs
+ * (GCM-SIV's plain CTR, aesfast_armv8_ctr32le_xor, is in armv8.S.)
  *
  * CPU features: the armv8 functions need FEAT_AES and FEAT_PMULL (HWCAP_AES, HWCAP_PMULL); the
  * _sha3 ones also FEAT_SHA3 (HWCAP_SHA3) for EOR3. The _sha3 functions are assembled under
  * ".arch armv8.2-a+crypto+sha3" and the others under ".arch armv8-a+crypto", so the assembler
  * itself checks that the armv8 tier never executes EOR3. Both tiers share the one ghash_init and
- * so the layout of the table of powers. Both variants come from one macro source: the macro
- * parameter "sha3" chooses, at each three-way XOR, between one EOR3 and two EORs (_eor3).
+ * the one polyval_init, and so the layout of the tables of powers. Both variants come from one
+ * macro source: the macro parameter "sha3" chooses, at each three-way XOR, between one EOR3 and
+ * two EORs (_eor3).
  *
- * ABI: AAPCS64, little-endian only; leaf functions that never spill the link register. GHASH
+ * ABI: AAPCS64, little-endian only; leaf functions that never spill the link register. The hash
  * lives in v8-v19, so every function that hashes saves and restores d8-d15 (the callee-saved
- * low halves of v8-v15) on the stack (64 bytes, 16-byte aligned). Of the general registers only x0-x12 are used. Nothing branches on, or
- * indexes memory by, key, H or data; only nblocks and the round count steer control flow.
+ * low halves of v8-v15) on the stack (64 bytes, 16-byte aligned). Of the general registers only
+ * x0-x12 are used. Nothing branches on, or indexes memory by, key, H or data; only nblocks and
+ * the round count steer control flow.
  *
  * ---- GHASH in the straight polynomial order ----
  *
@@ -39,7 +49,8 @@
  * (acc stays in the SP 800-38D byte order of the ABI in memory). rbit costs one instruction per
  * block, the same as the rev64 of the byte-reversed order, and there is no ext to pair with it.
  *
- * Multiplication, Karatsuba (+ is XOR: coefficients are in GF(2)): with a = a1 x^64 + a0 and b = b1 x^64 + b0 (64-bit halves),
+ * Multiplication, Karatsuba (+ is XOR: coefficients are in GF(2)): with a = a1 x^64 + a0 and
+ * b = b1 x^64 + b0 (64-bit halves),
  *      a b = a1b1 x^128 + ((a0+a1)(b0+b1) + a0b0 + a1b1) x^64 + a0b0.
  * PMULL takes lanes d0 (lo = a0b0), PMULL2 lanes d1 (hi = a1b1), and one more PMULL multiplies
  * the half-sums (mid' = (a0+a1)(b0+b1)): 3 multiplications instead of 4. For H's powers the
@@ -68,46 +79,94 @@
  * Both go DOWN in powers, so the 16 bytes at H^p are (H^p, H^(p-1)) loaded as a pair, and the
  * 16 bytes at k(H^p) are (k(H^p), k(H^(p-1))), for ANY p: an n-block tail starts at H^n and
  * pairs up its blocks the same way whether n is even or odd. (The last single block of an odd
- * tail reads k(H^1) and, in the unused upper lane, 8 bytes of g.)
+ * tail reads k(H^1) and, in the unused upper lane, 8 bytes of g or p.)
+ *
+ * ---- POLYVAL in its natural order ----
+ *
+ * POLYVAL (RFC 8452) works in GF(2^128) = GF(2)[x] / P, P = x^128 + x^127 + x^126 + x^121 + 1,
+ * with a block read as a little-endian 128-bit integer: bit i is the coefficient of x^i. That is
+ * exactly what ld1 puts in a vector register, so PMULL's carry-less product of two blocks as
+ * loaded IS their polynomial product: no rbit, no byte reversal, no per-block work at all. The
+ * other difference is the multiplication: POLYVAL's is dot(a, b) = a b x^-128 mod P (RFC 8452,
+ * section 3), a Montgomery product, which a reduction from the BOTTOM computes, at the same cost
+ * as GHASH's from the top.
+ *
+ * Why not the GHASH code: POLYVAL(H, X) = rev(GHASH(mulX(rev(H)), rev(X))) (RFC 8452, appendix A)
+ * would let the GHASH macros run POLYVAL with another per-block transform. But rev (the 16 bytes
+ * reversed) followed by GHASH's rbit is a full 128-bit bit reversal: 2 instructions per block
+ * (rbit and a TBL byte reversal, whose index vector needs a register the stitched loops do not
+ * have) or 3 (rbit, rev64, ext), where GHASH needs 1; plus mulX of H. The natural order needs 0
+ * per block and a reduction of 9 instructions (7 with EOR3), the same as GHASH's: its loop is 8
+ * instructions per 8 blocks shorter than GHASH's, and 16 to 24 shorter than GHASH's with that
+ * transform in front.
+ *
+ * The Montgomery reduction. Write P = x^128 + p x^64 + 1 with p = x^63 + x^62 + x^57 (the 64-bit
+ * constant 0xc200000000000000), and the 255-bit product as 64-bit limbs d0..d3 (d0 = lo.d0,
+ * d1 = lo.d1 + mid.d0, d2 = hi.d0 + mid.d1, d3 = hi.d1, mid = mid' + lo + hi as for GHASH).
+ * Adding a multiple q P, q of degree < 128, changes nothing mod P and can clear the low 128 bits;
+ * the rest, divided by x^128 (a move of limbs), is the Montgomery product, already of degree
+ * < 128, so fully reduced:
+ *   - d0 P = d0 x^128 + (d0 p) x^64 + d0 clears d0, and adds A = d0 p (PMULL, at most 127 bits)
+ *     at x^64 and d0 at x^128: d1' = d1 + A.d0, d2' = d2 + A.d1 + d0;
+ *   - d1' P x^64 clears d1', and adds B = d1' p (PMULL2) at x^128 and d1' at x^192;
+ *   - the result is (d2' + B.d0, d3 + B.d1 + d1').
+ * In registers: mid = mid' + lo + hi; A = PMULL(lo.d0, p); Y = lo + EXT(mid + A, 8), the halves
+ * of mid + A swapped, which is (d0 + A.d1 + mid.d1, d1'); B = PMULL2(Y.d1, p); the result is
+ * hi + Y + B. That is PMULL, PMULL2, EXT and 6 XORs (2 EOR3 + 2 EOR with FEAT_SHA3): the halves
+ * of mid go in through Y and hi + Y, so d1 and d2 are never assembled on their own (GHASH's
+ * reduction needs an EXT and a ZIP1 for that). _reduce_step cuts both reductions into 7
+ * pieces, which the stitched loops spread over AES slots.
+ *
+ * The powers: H^i is the i-fold dot product H . H ... H, i.e. H^i x^(-128 (i-1)) as polynomials,
+ * which polyval_init makes with the same Karatsuba product and this reduction. Then (acc + X0)
+ * H^8 + X1 H^7 + ... + X7 H, summed unreduced and reduced once (x^-128 once), is the POLYVAL of
+ * 8 blocks: aggregation works as for GHASH. polyval_init writes the table in GHASH's layout
+ * (above) with H^i as they are (no rbit) and p, not g, at [192]. acc is in POLYVAL's byte order
+ * in memory and in the register alike.
  *
  * ---- The stitched functions ----
  *
  * AES is as in armv8.S (see its header): AESE/AESMC pairs on one register, always adjacent so
- * that cores which fuse them do; 8 independent blocks. GCM's inc32 counter is a vector CTRV with
- * each 32-bit lane byte-swapped, to which ADD .4s adds (0, 0, 0, i) and REV32 makes counter
- * blocks: 2 instructions per block (see _ctr_blocks).
+ * that cores which fuse them do; 8 independent blocks. The counter is a vector CTRV to which
+ * ADD .4s adds i in the 32-bit lane of the counter: GCM's inc32 (lane 3, each lane byte-swapped,
+ * REV32 after the ADD: 2 instructions per block) or GCM-SIV's little-endian counter (lane 0, the
+ * block as it is: 1 instruction per block). See _ctr_blocks.
  *
- * Vector registers: v0-v7 the 8 AES blocks; v8-v18 GHASH (a pair of data blocks, their two
+ * Vector registers: v0-v7 the 8 AES blocks; v8-v18 the hash (a pair of data blocks, their two
  * powers and Karatsuba terms, product temporaries, the lo/hi/mid sums and the accumulator GACC),
  * with v13-v16 reused for the counter increments at the start of a pass and v8-v15 for the
- * input blocks at its end; v19 RKX (below), which in the 10 common rounds is a third GHASH
+ * input blocks at its end; v19 RKX (below), which in the 10 common rounds is a third hash
  * temporary; v20-v30 the round keys rk[nr-10..nr] (RK_M10..RKLAST), which stay in registers;
  * v31 the counter CTRV. That is all 32, so the 2 or 4 extra first round keys of AES-192 and
  * AES-256 are not kept: each is loaded into RKX right before its round, every 8 blocks (an L1
  * load whose value is needed only by AESEs that come 8 pairs apart). One code path serves all
  * three key sizes: two TBZ on the (public) round count skip the extra rounds, and the 10 rounds
- * common to all are where GHASH is interleaved.
+ * common to all are where the hash is interleaved.
  *
- * Interleaving: the GHASH of 8 blocks is cut into 10 steps of 8 slots (_ghash_slot: for each of
+ * Interleaving: the hash of 8 blocks is cut into 10 steps of 8 slots (_hash_slot: for each of
  * the 4 pairs of blocks, a step for the lo/hi products and one for the Karatsuba middle
  * products; then the reduction in two steps). Step r goes with AES round r of the 10 common
  * rounds, slot t right after that round's AESE/AESMC pair of block t, so that the PMULLs and
- * EORs of GHASH fill the gaps of the AES dependency chains even on in-order cores. GHASH loads
+ * EORs of the hash fill the gaps of the AES dependency chains even on in-order cores. Hash loads
  * run one step ahead of their use.
- *   - seal (ctr_then_hash) hashes ciphertext, which exists only after AES: each iteration
- *     encrypts blocks 8i..8i+7 while it hashes blocks 8i-8..8i-1, which the previous iteration
- *     stored (read back from out, which is still in L1). The first 8 blocks are encrypted
- *     alone and the last 8 hashed alone.
+ *   - GCM seal and GCM-SIV open (ctr_then_hash) hash their output, which exists only after AES:
+ *     each iteration encrypts blocks 8i..8i+7 while it hashes blocks 8i-8..8i-1, which the
+ *     previous iteration stored (read back from out, which is still in L1; so in == out works).
+ *     The first 8 blocks are encrypted alone and the last 8 hashed alone.
  *   - open (hash_then_ctr) hashes its input: each iteration hashes the 8 blocks it decrypts.
  *     All 8 blocks are loaded (for GHASH, then again for the XOR) before any is stored, so
  *     in == out works.
- * Tails (1..7 blocks) run one AES pass of 4 or 8 blocks (as ctr32_xor) and one GHASH pass with
+ * Tails (1..7 blocks) run one AES pass of 4 or 8 blocks (as ctr32_xor) and one hash pass with
  * H^n..H^1 and one reduction, not stitched. They read and write only the blocks they own.
  *
- * Cost per 8 blocks, counted in the disassembly: the stitched loops (seal and open alike) execute
- * 282 instructions for AES-128 (263 with EOR3), of which 152 are AESE/AESMC, 26 PMULL/PMULL2,
- * 18 build counters and 47 (28 with EOR3) are XORs; AES-192 adds 35 and AES-256 69 (the extra
- * rounds and their key loads). The GHASH loop alone executes 91 (80 with EOR3).
+ * Cost per 8 blocks, counted in the disassembly (AES-128; AES-192 adds 35 and AES-256 69: the
+ * extra rounds and their key loads):
+ *                        armv8  EOR3  of which
+ *   GCM seal and open     282    263   152 AESE/AESMC, 26 PMULL, 18 counter, 47 (28) XOR
+ *   GCM-SIV open          267    248   152 AESE/AESMC, 26 PMULL, 11 counter, 48 (29) XOR
+ *   GHASH loop             91     80
+ *   POLYVAL loop           83     72
+ * GCM-SIV open is 15 shorter than GCM: no rbit (8) and no REV32 of the counter blocks (7).
  */
 #include "asm_base.h"
 
@@ -147,12 +206,12 @@ OUTP    .req    x5              // output, advanced as blocks are produced
 NBLOCKS .req    x6              // blocks left, minus 8 (see the tails)
 ROUNDS  .req    w7              // nr: 10, 12 or 14
 INCP    .req    x8              // .Lctr_inc_<fmt>: the counter increments
-GHP     .req    x9              // the 8 blocks _ghash_slot hashes; the blocks a tail hashes
+GHP     .req    x9              // the 8 blocks _hash_slot hashes; the blocks a tail hashes
 KEYP    .req    x10             // set-up only: &rk[nr-10]
 TREM    .req    x3              // tails: blocks left, 1..7 (CTRP is dead by then)
-THP     .req    x10             // tail GHASH: where the next power is
-TKP     .req    x11             // tail GHASH: where the next Karatsuba term is
-TCNT    .req    x12             // tail GHASH: blocks left to hash, minus 2
+THP     .req    x10             // tail hash: where the next power is
+TKP     .req    x11             // tail hash: where the next Karatsuba term is
+TCNT    .req    x12             // tail hash: blocks left to hash, minus 2
 
 /* ---- Vector registers ---- */
 BLK0    .req    v0              // BLK0..BLK7: the AES states of 8 counter blocks
@@ -186,7 +245,7 @@ IN6     .req    v14
 IN7     .req    v15
 
 RKX     .req    v19             // AES-192/256: the extra first round keys, loaded per use;
-GP2     .req    v19             // in the 10 common rounds, a third GHASH temporary
+GP2     .req    v19             // in the 10 common rounds, a third hash temporary
 RK_M10  .req    v20             // rk[nr-10]: rk[0] of AES-128
 RK_M9   .req    v21             // rk[nr-9]
 RK_M8   .req    v22
@@ -293,7 +352,7 @@ CTRV    .req    v31             // the counter of the next block, lanes in host 
 .endm
 
 /* ------------------------------------------------------------------------------------------ */
-/* GHASH                                                                                      */
+/* GHASH and POLYVAL                                                                          */
 /* ------------------------------------------------------------------------------------------ */
 
 /*
@@ -460,8 +519,9 @@ CTRV    .req    v31             // the counter of the next block, lanes in host 
 
 /*
  * _hash_tail hk, sha3: GACC = the hash of GACC and the TREM (1..7) blocks at GHP, with
- * H^TREM..H^1 and one reduction. Pairs first (the table pairs any two consecutive powers), then the last
- * block if TREM is odd, which always takes H^1. Advances GHP; uses THP, TKP, TCNT; keeps TREM.
+ * H^TREM..H^1 and one reduction. Pairs first (the table pairs any two consecutive powers), then
+ * the last block if TREM is odd, which always takes H^1. Advances GHP; uses THP, TKP, TCNT; keeps
+ * TREM.
  */
 .macro _hash_tail hk, sha3
         add     THP, HTAB, #HTAB_H(0)
