@@ -418,8 +418,8 @@ CTRV    .req    v31             // the counter of the next block, lanes in host 
  * _hash_pre loads what step 0 and 1 need, step 2j the powers for step 2j+2, step 2j+1 the blocks
  * for 2j+2 and the Karatsuba terms for 2j+3 (the reduction constant for step 8). So no
  * instruction waits right after its load, and the slots are ordered so that each PMULL result
- * is used a few slots later. Steps 8 and 9 are the 7 pieces of _reduce_step, in slots 0, 1, 3,
- * 5, 7 of step 8 and 1, 5 of step 9. Uses v8-v19 (GP2 is v19); reads GHP and HTAB, moves
+ * is used a few slots later. Steps 8 and 9 are the 7 pieces of _reduce_step, in the slots that
+ * _reduce_slot lists. Uses v8-v19 (GP2 is v19); reads GHP and HTAB, moves
  * neither. Empty slots emit nothing.
  */
 .macro _hash_pre
@@ -428,19 +428,38 @@ CTRV    .req    v31             // the counter of the next block, lanes in host 
         ldr     q12, [HTAB, #HTAB_K(8)]                 // GKK = (k(H^8), k(H^7))
 .endm
 
-.macro _hash_slot hk, sha3, s, t
-.if \s == 8                                             // the reduction, pieces 0-4
- .if \t == 0
+/* _reduce_slot hk, sha3, pos: slot pos = 8 (s - 8) + t of steps 8 and 9, the reduction. The 7
+ * pieces of _reduce_step go in the slots listed per hash: GHASH's chain has two PMULL2s with
+ * 4 slots after each; POLYVAL's is longer (PMULL, EOR, EXT, EOR, PMULL2, EOR) and is spread
+ * over the two steps, 2 to 4 slots apart. */
+.macro _reduce_slot hk, sha3, pos
+.ifc \hk, ghash
+        _reduce_if \hk, \sha3, \pos, 0, 1, 2, 4, 8, 10, 12
+.else
+        _reduce_if \hk, \sha3, \pos, 0, 1, 4, 6, 8, 10, 14
+.endif
+.endm
+.macro _reduce_if hk, sha3, pos, p0, p1, p2, p3, p4, p5, p6
+.if \pos == \p0
         _reduce_step \hk, \sha3, 0, GACC, GLO, GMID, GHI, GKK, GP0, GP1
- .elseif (\t % 2) == 1
-        _reduce_step \hk, \sha3, (\t+1)/2, GACC, GLO, GMID, GHI, GKK, GP0, GP1
- .endif
-.elseif \s == 9                                         // the reduction, pieces 5-6
- .if \t == 1
+.elseif \pos == \p1
+        _reduce_step \hk, \sha3, 1, GACC, GLO, GMID, GHI, GKK, GP0, GP1
+.elseif \pos == \p2
+        _reduce_step \hk, \sha3, 2, GACC, GLO, GMID, GHI, GKK, GP0, GP1
+.elseif \pos == \p3
+        _reduce_step \hk, \sha3, 3, GACC, GLO, GMID, GHI, GKK, GP0, GP1
+.elseif \pos == \p4
+        _reduce_step \hk, \sha3, 4, GACC, GLO, GMID, GHI, GKK, GP0, GP1
+.elseif \pos == \p5
         _reduce_step \hk, \sha3, 5, GACC, GLO, GMID, GHI, GKK, GP0, GP1
- .elseif \t == 5
+.elseif \pos == \p6
         _reduce_step \hk, \sha3, 6, GACC, GLO, GMID, GHI, GKK, GP0, GP1
- .endif
+.endif
+.endm
+
+.macro _hash_slot hk, sha3, s, t
+.if \s >= 8                                             // the reduction
+        _reduce_slot \hk, \sha3, 8*(\s-8)+\t
 .elseif (\s % 2) == 0                                   // blocks s, s+1: lo and hi products
  .if \t == 0
   .ifc \hk, ghash
