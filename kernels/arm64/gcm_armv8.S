@@ -115,7 +115,7 @@
  * hi + Y + B. That is PMULL, PMULL2, EXT and 6 XORs (2 EOR3 + 2 EOR with FEAT_SHA3): the halves
  * of mid go in through Y and hi + Y, so d1 and d2 are never assembled on their own (GHASH's
  * reduction needs an EXT and a ZIP1 for that). _reduce_step cuts both reductions into 7
- * pieces, which the stitched loops spread over AES slots.
+ * pieces, which the stitched loops put in the AES slots that _reduce_slot lists.
  *
  * The powers: H^i is the i-fold dot product H . H ... H, i.e. H^i x^(-128 (i-1)) as polynomials,
  * which polyval_init makes with the same Karatsuba product and this reduction. Then (acc + X0)
@@ -153,7 +153,7 @@
  *     each iteration encrypts blocks 8i..8i+7 while it hashes blocks 8i-8..8i-1, which the
  *     previous iteration stored (read back from out, which is still in L1; so in == out works).
  *     The first 8 blocks are encrypted alone and the last 8 hashed alone.
- *   - open (hash_then_ctr) hashes its input: each iteration hashes the 8 blocks it decrypts.
+ *   - GCM open (hash_then_ctr) hashes its input: each iteration hashes the 8 blocks it decrypts.
  *     All 8 blocks are loaded (for GHASH, then again for the XOR) before any is stored, so
  *     in == out works.
  * Tails (1..7 blocks) run one AES pass of 4 or 8 blocks (as ctr32_xor) and one hash pass with
@@ -166,7 +166,8 @@
  *   GCM-SIV open          267    248   152 AESE/AESMC, 26 PMULL, 11 counter, 48 (29) XOR
  *   GHASH loop             91     80
  *   POLYVAL loop           83     72
- * GCM-SIV open is 15 shorter than GCM: no rbit (8) and no REV32 of the counter blocks (7).
+ * GCM-SIV open is 15 shorter than GCM: no rbit (8), and no REV32 of the counter blocks but one
+ * MOV (7).
  */
 #include "asm_base.h"
 
