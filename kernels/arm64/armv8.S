@@ -1,6 +1,6 @@
 /*
- * AES key expansion, single-block encryption and CTR (inc32) for AArch64 with the ARMv8 Crypto
- * Extensions.
+ * AES key expansion, single-block encryption and CTR (GCM's inc32 and GCM-SIV's little-endian
+ * counter) for AArch64 with the ARMv8 Crypto Extensions.
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  *
@@ -8,13 +8,14 @@
  *   aesfast_armv8_set_key        FIPS-197 key expansion for 128/192/256-bit keys
  *   aesfast_armv8_encrypt_block  one block
  *   aesfast_armv8_ctr32_xor      out = in XOR AES(counter blocks), 8 blocks per loop iteration
+ *   aesfast_armv8_ctr32le_xor    the same with GCM-SIV's counter (RFC 8452)
  *
  * CPU features: these functions use AESE and AESMC only, i.e. FEAT_AES (HWCAP_AES in AT_HWCAP).
  * The "armv8" tier that installs them (provider/dispatch.c) also requires PMULL (HWCAP_PMULL),
  * for the GCM kernels (gcm_armv8.S), so that a tier name means one thing.
  *
- * ABI: AAPCS64, little-endian only. All three are leaf functions that never spill the link
- * register. Only the 8-block loop of ctr32_xor uses v8-v15, whose low halves (d8-d15) are
+ * ABI: AAPCS64, little-endian only. All are leaf functions that never spill the link
+ * register. Only the 8-block loop of the CTR functions uses v8-v15, whose low halves (d8-d15) are
  * callee-saved, and it saves and restores them around itself. Everything else lives in
  * caller-saved registers (x0-x17, v0-v7, v16-v31). Nothing branches on, or indexes memory by,
  * key or data bytes. The only table lookup, TBL in the key schedule, takes constant indices.
@@ -26,25 +27,27 @@
  * fuse an AESE/AESMC pair on one register only when the two instructions are adjacent. Every
  * pair here is therefore adjacent, and independent blocks are interleaved a whole pair at a time.
  *
- * Round keys stay in registers for the whole of ctr32_xor and are aligned at the END of v16-v30:
+ * Round keys stay in registers for the whole of a CTR call and are aligned at the END of v16-v30:
  * rk[nr] is always v30 and rk[nr-j] is v(30-j). So AES-256 uses v16-v30, AES-192 v18-v30 and
  * AES-128 v20-v30, and the shorter keys jump over the first 4 or 2 rounds. That costs two TBZ
  * on the round count per pass; the round count is public.
  *
- * CTR: the last 32-bit word of the counter block is a big-endian counter incremented once per
- * block modulo 2^32 (GCM's inc32). The first 12 bytes never change. The word is kept
- * byte-swapped (in host order) in a general register, so a 32-bit ADD wraps exactly as the
- * contract says and nothing can carry into byte 11. Each block is the counter-block template with
- * word 3 replaced. All counter handling is in the _ctr_init and _ctr_blocks macros, which take the
- * counter kind as a parameter. GCM-SIV's counter (a little-endian uint32 in the FIRST word) can
- * then be added as a second kind without touching the rest.
+ * CTR: one 32-bit word of the counter block is a counter incremented once per block modulo
+ * 2^32, and the other 12 bytes never change. For GCM's inc32 (ctr32_xor) it is the LAST word,
+ * big-endian; for GCM-SIV (ctr32le_xor) the FIRST word, little-endian. The word is kept in host
+ * order in a general register, so a 32-bit ADD wraps exactly as the contract says and nothing can
+ * carry into the other bytes. Each block is the counter-block template with that word replaced.
+ * All counter handling is in the _ctr_init and _ctr_blocks macros, which take the counter kind
+ * (inc32be, inc32le) as a parameter; the two CTR functions are one macro, _ctr_function, with
+ * the kind as its parameter, so there is one loop and one tail in the source.
  *
- * ctr32_xor's main loop takes 8 blocks: 15 round keys + 8 blocks + 8 inputs + the counter
+ * The CTR main loop takes 8 blocks: 15 round keys + 8 blocks + 8 inputs + the counter
  * template need 32 vector registers, hence the save of d8-d15. The last 0..7 blocks take one
  * 4-block or 8-block AES pass, whatever covers them. The tail then XORs 4, 2 and 1 blocks of
  * that keystream as needed, so it runs at most one AES latency chain and reads and writes only
- * the bytes it owns. Per 8 blocks the loop executes 208 / 240 / 272 instructions for
- * AES-128 / 192 / 256, of which 152 / 184 / 216 are AESE/AESMC.
+ * the bytes it owns. Per 8 blocks the loop executes 207 / 240 / 272 instructions for
+ * AES-128 / 192 / 256 with inc32be (counted in the disassembly; AES-128 takes one TBZ of the
+ * two) and 8 fewer with inc32le (no REV), of which 152 / 184 / 216 are AESE/AESMC.
  */
 #include "asm_base.h"
 
@@ -115,6 +118,9 @@ BLK7    .req    v7
 .endm
 .macro _aese_last b, k
         aese    \b\().16b, \k\().16b                  // last round: no MixColumns
+.endm
+.macro _eor16 d, a, b
+        eor     \d\().16b, \a\().16b, \b\().16b
 .endm
 
 /* _aes_round n, k: one full round with round key \k on BLK0..BLK(n-1). */
@@ -377,35 +383,48 @@ TIN2    .req    v18
 TIN3    .req    v19
 
 /*
- * _ctr_init kind: set up CTRBLK and CTR from the counter block at CTRP.
- * _ctr_blocks n, kind: BLK0..BLK(n-1) = counter blocks CTR+0 .. CTR+n-1; CTR += n.
+ * The counter kinds. _ctr_init kind sets up CTRBLK and CTR from the counter block at CTRP;
+ * _ctr_blocks n, kind makes BLK0..BLK(n-1) = the counter blocks CTR+0 .. CTR+n-1 and adds n to
+ * CTR. CTR is the 32-bit counter word in host order, so a 32-bit ADD wraps modulo 2^32 as both
+ * contracts say; each block is CTRBLK with that one word replaced, so nothing carries into the
+ * other 12 bytes.
  *
- * kind inc32be: the last word is a big-endian uint32 (GCM, and AES-CTR via provider/ctr.c).
- * A future inc32le (GCM-SIV: little-endian uint32 in the first word) would load CTR from
- * [CTRP] without REV and insert lane s[0] without REV.
+ *   inc32be  the LAST word is a big-endian uint32 (GCM's inc32; AES-CTR via provider/ctr.c):
+ *            REV in and out of host order, lane s[3].
+ *   inc32le  the FIRST word is a little-endian uint32 (GCM-SIV, RFC 8452): already in host
+ *            order, lane s[0]; no REV. 24 instructions per 8 blocks instead of 32.
  */
-.macro _ctr_insert_be b, ct
-        mov     \b\().16b, CTRBLK.16b
-        mov     \b\().s[3], \ct                         // replace word 3 only: bytes 0-11 stay
-.endm
-
 .macro _ctr_init kind
-.ifc \kind, inc32be
         ld1     {CTRBLK.16b}, [CTRP]
+.ifc \kind, inc32be
         ldr     CTR, [CTRP, #12]
         rev     CTR, CTR                                // big-endian word -> host order
 .else
+.ifc \kind, inc32le
+        ldr     CTR, [CTRP]                             // little-endian word: host order
+.else
         .error  "_ctr_init: unknown counter kind \kind"
+.endif
+.endif
+.endm
+
+/* _ctr_insert b, ct, kind: b = CTRBLK with the counter word replaced by ct (host order). */
+.macro _ctr_insert b, ct, kind
+        mov     \b\().16b, CTRBLK.16b
+.ifc \kind, inc32be
+        mov     \b\().s[3], \ct                         // word 3 only: bytes 0-11 stay
+.else
+        mov     \b\().s[0], \ct                         // word 0 only: bytes 4-15 stay
 .endif
 .endm
 
 .macro _ctr_blocks n, kind
-.ifc \kind, inc32be
 .irp i, 1, 2, 3, 4, 5, 6, 7
 .if \i < \n
         add     CT\i, CTR, #\i                          // 32-bit add: wraps modulo 2^32
 .endif
 .endr
+.ifc \kind, inc32be
 .irp i, 0, 1, 2, 3, 4, 5, 6, 7
 .if \i < \n
 .if \i == 0
@@ -415,15 +434,16 @@ TIN3    .req    v19
 .endif
 .endif
 .endr
-.irp i, 0, 1, 2, 3, 4, 5, 6, 7
+        _ctr_insert BLK0, CT0, \kind
+.else
+        _ctr_insert BLK0, CTR, \kind                    // inc32le: the word as it is
+.endif
+.irp i, 1, 2, 3, 4, 5, 6, 7
 .if \i < \n
-        _ctr_insert_be BLK\i, CT\i
+        _ctr_insert BLK\i, CT\i, \kind
 .endif
 .endr
         add     CTR, CTR, #\n
-.else
-        .error  "_ctr_blocks: unknown counter kind \kind"
-.endif
 .endm
 
 /*
@@ -434,14 +454,23 @@ TIN3    .req    v19
  * ctr + i adds i modulo 2^32 to the last 4 bytes of ctr read as a big-endian uint32 and leaves
  * the first 12 bytes as they are. nblocks may be 0. in == out is allowed (each group of blocks is
  * loaded before it is stored); other overlap is not. No alignment is needed. ctr is not written.
+ *
+ * void aesfast_armv8_ctr32le_xor(const aesfast_key *key, const uint8_t ctr[16],
+ *                                const uint8_t *in, uint8_t *out, size_t nblocks);
+ *
+ * The same with GCM-SIV's counter: ctr + i adds i modulo 2^32 to the FIRST 4 bytes of ctr read
+ * as a little-endian uint32 and leaves bytes 4..15 as they are.
+ *
+ * Both are _ctr_function with a different counter kind.
  */
-AESFAST_FUNC(aesfast_armv8_ctr32_xor)
-        cbz     NBLOCKS, .Lctr_done
+.macro _ctr_function name, kind
+AESFAST_FUNC(\name)
+        cbz     NBLOCKS, .Lctr_done\@
         ldr     ROUNDS, [KEY, #AESFAST_KEY_ROUNDS]
-        _ctr_init inc32be
+        _ctr_init \kind
         _load_round_keys KEY, ROUNDS, KEYP
         subs    NBLOCKS, NBLOCKS, #8
-        b.lo    .Lctr_tail
+        b.lo    .Lctr_tail\@
 
         stp     d8, d9, [sp, #-64]!                     // AAPCS64: d8-d15 are callee-saved
         stp     d10, d11, [sp, #16]
@@ -449,21 +478,21 @@ AESFAST_FUNC(aesfast_armv8_ctr32_xor)
         stp     d14, d15, [sp, #48]
 
         .p2align 5
-.Lctr_loop8:
+.Lctr_loop8\@:
         ld1     {IN0.16b-IN3.16b}, [INP], #64
         ld1     {IN4.16b-IN7.16b}, [INP], #64
-        _ctr_blocks 8, inc32be
+        _ctr_blocks 8, \kind
 .irp i, 0, 1, 2, 3, 4, 5, 6, 7
-        eor     IN\i\().16b, IN\i\().16b, RKLAST.16b    // off the critical path: the last
+        _eor16  IN\i, IN\i, RKLAST                      // off the critical path: the last
 .endr                                                   // step below is then a single EOR
         _aes_encrypt 8, ROUNDS
 .irp i, 0, 1, 2, 3, 4, 5, 6, 7
-        eor     BLK\i\().16b, BLK\i\().16b, IN\i\().16b
+        _eor16  BLK\i, BLK\i, IN\i
 .endr
         st1     {BLK0.16b-BLK3.16b}, [OUTP], #64
         st1     {BLK4.16b-BLK7.16b}, [OUTP], #64
         subs    NBLOCKS, NBLOCKS, #8
-        b.hs    .Lctr_loop8
+        b.hs    .Lctr_loop8\@
 
         ldp     d10, d11, [sp, #16]
         ldp     d12, d13, [sp, #32]
@@ -474,49 +503,53 @@ AESFAST_FUNC(aesfast_armv8_ctr32_xor)
         // count. 1..4 blocks take one 4-block pass, 5..7 one 8-block pass: a single pass of
         // AES latency instead of up to three. The keystream is then consumed 4, 2, 1 blocks at
         // a time, shifting the unused keystream blocks down to BLK0.
-.Lctr_tail:
+.Lctr_tail\@:
         ands    REM, NBLOCKS, #7
-        b.eq    .Lctr_done
+        b.eq    .Lctr_done\@
         cmp     REM, #4
-        b.hi    .Lctr_tail8
-        _ctr_blocks 4, inc32be
+        b.hi    .Lctr_tail8\@
+        _ctr_blocks 4, \kind
         _aes_encrypt 4, ROUNDS
 .irp i, 0, 1, 2, 3
-        eor     BLK\i\().16b, BLK\i\().16b, RKLAST.16b
+        _eor16  BLK\i, BLK\i, RKLAST
 .endr
-        b       .Lctr_tail_xor
-.Lctr_tail8:
-        _ctr_blocks 8, inc32be
+        b       .Lctr_tail_xor\@
+.Lctr_tail8\@:
+        _ctr_blocks 8, \kind
         _aes_encrypt 8, ROUNDS
 .irp i, 0, 1, 2, 3, 4, 5, 6, 7
-        eor     BLK\i\().16b, BLK\i\().16b, RKLAST.16b
+        _eor16  BLK\i, BLK\i, RKLAST
 .endr
-.Lctr_tail_xor:
-        tbz     REM, #2, .Lctr_tail_2
+.Lctr_tail_xor\@:
+        tbz     REM, #2, .Lctr_tail_2\@
         ld1     {TIN0.16b-TIN3.16b}, [INP], #64
 .irp i, 0, 1, 2, 3
-        eor     TIN\i\().16b, TIN\i\().16b, BLK\i\().16b
+        _eor16  TIN\i, TIN\i, BLK\i
 .endr
         st1     {TIN0.16b-TIN3.16b}, [OUTP], #64
         mov     BLK0.16b, BLK4.16b
         mov     BLK1.16b, BLK5.16b
         mov     BLK2.16b, BLK6.16b
         mov     BLK3.16b, BLK7.16b
-.Lctr_tail_2:
-        tbz     REM, #1, .Lctr_tail_1
+.Lctr_tail_2\@:
+        tbz     REM, #1, .Lctr_tail_1\@
         ld1     {TIN0.16b, TIN1.16b}, [INP], #32
         eor     TIN0.16b, TIN0.16b, BLK0.16b
         eor     TIN1.16b, TIN1.16b, BLK1.16b
         st1     {TIN0.16b, TIN1.16b}, [OUTP], #32
         mov     BLK0.16b, BLK2.16b
         mov     BLK1.16b, BLK3.16b
-.Lctr_tail_1:
-        tbz     REM, #0, .Lctr_done
+.Lctr_tail_1\@:
+        tbz     REM, #0, .Lctr_done\@
         ld1     {TIN0.16b}, [INP]
         eor     TIN0.16b, TIN0.16b, BLK0.16b
         st1     {TIN0.16b}, [OUTP]
-.Lctr_done:
+.Lctr_done\@:
         ret
-AESFAST_END(aesfast_armv8_ctr32_xor)
+AESFAST_END(\name)
+.endm
+
+        _ctr_function aesfast_armv8_ctr32_xor, inc32be
+        _ctr_function aesfast_armv8_ctr32le_xor, inc32le
 
 #endif /* __aarch64__ */

@@ -1,6 +1,8 @@
 /*
- * GHASH and AES-GCM for AArch64 with the ARMv8 Crypto Extensions: PMULL for GHASH, AESE/AESMC for
- * the counter mode, stitched together 8 blocks at a time.
+ * GHASH and AES-GCM, POLYVAL and AES-GCM-SIV (RFC 8452) for AArch64 with the ARMv8 Crypto
+ * Extensions: PMULL for the hash, AESE/AESMC for the counter mode, stitched together 8 blocks at
+ * a time. GCM and GCM-SIV are one source: the macros take the hash (ghash, polyval) and the
+ * counter format (inc32be, inc32le) as parameters.
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  *
@@ -9,20 +11,28 @@
  *   aesfast_armv8_ghash                     GHASH of whole blocks (AAD, the length block)
  *   aesfast_armv8_gcm_ctr_then_hash         seal: CTR, then GHASH of the ciphertext
  *   aesfast_armv8_gcm_hash_then_ctr         open: GHASH of the ciphertext, then CTR
- *   aesfast_armv8_sha3_{ghash, gcm_ctr_then_hash, gcm_hash_then_ctr}
- *                                           the same three with EOR3 for the three-way XORs
+ *   aesfast_armv8_polyval_init              H -> H^1..H^8 in POLYVAL's field (both tiers)
+ *   aesfast_armv8_polyval                   POLYVAL of whole blocks
+ *   aesfast_armv8_gcmsiv_ctr_then_hash      GCM-SIV open: CTR (little-endian counter), then
+ *                                           POLYVAL of the plaintext
+ *   aesfast_armv8_sha3_{ghash, gcm_ctr_then_hash, gcm_hash_then_ctr, polyval,
+ *                       gcmsiv_ctr_then_hash}
+ *                                           the same five with EOR3 for the three-way XORs
+ * (GCM-SIV's plain CTR, aesfast_armv8_ctr32le_xor, is in armv8.S.)
  *
  * CPU features: the armv8 functions need FEAT_AES and FEAT_PMULL (HWCAP_AES, HWCAP_PMULL); the
  * _sha3 ones also FEAT_SHA3 (HWCAP_SHA3) for EOR3. The _sha3 functions are assembled under
  * ".arch armv8.2-a+crypto+sha3" and the others under ".arch armv8-a+crypto", so the assembler
  * itself checks that the armv8 tier never executes EOR3. Both tiers share the one ghash_init and
- * so the layout of the table of powers. Both variants come from one macro source: the macro
- * parameter "sha3" chooses, at each three-way XOR, between one EOR3 and two EORs (_eor3).
+ * the one polyval_init, and so the layout of the tables of powers. Both variants come from one
+ * macro source: the macro parameter "sha3" chooses, at each three-way XOR, between one EOR3 and
+ * two EORs (_eor3).
  *
- * ABI: AAPCS64, little-endian only; leaf functions that never spill the link register. GHASH
+ * ABI: AAPCS64, little-endian only; leaf functions that never spill the link register. The hash
  * lives in v8-v19, so every function that hashes saves and restores d8-d15 (the callee-saved
- * low halves of v8-v15) on the stack (64 bytes, 16-byte aligned). Of the general registers only x0-x12 are used. Nothing branches on, or
- * indexes memory by, key, H or data; only nblocks and the round count steer control flow.
+ * low halves of v8-v15) on the stack (64 bytes, 16-byte aligned). Of the general registers only
+ * x0-x12 are used. Nothing branches on, or indexes memory by, key, H or data; only nblocks and
+ * the round count steer control flow.
  *
  * ---- GHASH in the straight polynomial order ----
  *
@@ -39,7 +49,8 @@
  * (acc stays in the SP 800-38D byte order of the ABI in memory). rbit costs one instruction per
  * block, the same as the rev64 of the byte-reversed order, and there is no ext to pair with it.
  *
- * Multiplication, Karatsuba (+ is XOR: coefficients are in GF(2)): with a = a1 x^64 + a0 and b = b1 x^64 + b0 (64-bit halves),
+ * Multiplication, Karatsuba (+ is XOR: coefficients are in GF(2)): with a = a1 x^64 + a0 and
+ * b = b1 x^64 + b0 (64-bit halves),
  *      a b = a1b1 x^128 + ((a0+a1)(b0+b1) + a0b0 + a1b1) x^64 + a0b0.
  * PMULL takes lanes d0 (lo = a0b0), PMULL2 lanes d1 (hi = a1b1), and one more PMULL multiplies
  * the half-sums (mid' = (a0+a1)(b0+b1)): 3 multiplications instead of 4. For H's powers the
@@ -68,46 +79,95 @@
  * Both go DOWN in powers, so the 16 bytes at H^p are (H^p, H^(p-1)) loaded as a pair, and the
  * 16 bytes at k(H^p) are (k(H^p), k(H^(p-1))), for ANY p: an n-block tail starts at H^n and
  * pairs up its blocks the same way whether n is even or odd. (The last single block of an odd
- * tail reads k(H^1) and, in the unused upper lane, 8 bytes of g.)
+ * tail reads k(H^1) and, in the unused upper lane, 8 bytes of g or p.)
+ *
+ * ---- POLYVAL in its natural order ----
+ *
+ * POLYVAL (RFC 8452) works in GF(2^128) = GF(2)[x] / P, P = x^128 + x^127 + x^126 + x^121 + 1,
+ * with a block read as a little-endian 128-bit integer: bit i is the coefficient of x^i. That is
+ * exactly what ld1 puts in a vector register, so PMULL's carry-less product of two blocks as
+ * loaded IS their polynomial product: no rbit, no byte reversal, no per-block work at all. The
+ * other difference is the multiplication: POLYVAL's is dot(a, b) = a b x^-128 mod P (RFC 8452,
+ * section 3), a Montgomery product, which a reduction from the BOTTOM computes, at the same cost
+ * as GHASH's from the top.
+ *
+ * Why not the GHASH code: POLYVAL(H, X) = rev(GHASH(mulX(rev(H)), rev(X))) (RFC 8452, appendix A)
+ * would let the GHASH macros run POLYVAL with another per-block transform. But rev (the 16 bytes
+ * reversed) followed by GHASH's rbit is a full 128-bit bit reversal: 2 instructions per block
+ * (rbit and a TBL byte reversal, whose index vector needs a register the stitched loops do not
+ * have) or 3 (rbit, rev64, ext), where GHASH needs 1; plus mulX of H. The natural order needs 0
+ * per block and a reduction of 9 instructions (7 with EOR3), the same as GHASH's: its loop is 8
+ * instructions per 8 blocks shorter than GHASH's, and 16 to 24 shorter than GHASH's with that
+ * transform in front.
+ *
+ * The Montgomery reduction. Write P = x^128 + p x^64 + 1 with p = x^63 + x^62 + x^57 (the 64-bit
+ * constant 0xc200000000000000), and the 255-bit product as 64-bit limbs d0..d3 (d0 = lo.d0,
+ * d1 = lo.d1 + mid.d0, d2 = hi.d0 + mid.d1, d3 = hi.d1, mid = mid' + lo + hi as for GHASH).
+ * Adding a multiple q P, q of degree < 128, changes nothing mod P and can clear the low 128 bits;
+ * the rest, divided by x^128 (a move of limbs), is the Montgomery product, already of degree
+ * < 128, so fully reduced:
+ *   - d0 P = d0 x^128 + (d0 p) x^64 + d0 clears d0, and adds A = d0 p (PMULL, at most 127 bits)
+ *     at x^64 and d0 at x^128: d1' = d1 + A.d0, d2' = d2 + A.d1 + d0;
+ *   - d1' P x^64 clears d1', and adds B = d1' p (PMULL2) at x^128 and d1' at x^192;
+ *   - the result is (d2' + B.d0, d3 + B.d1 + d1').
+ * In registers: mid = mid' + lo + hi; A = PMULL(lo.d0, p); Y = lo + EXT(mid + A, 8), the halves
+ * of mid + A swapped, which is (d0 + A.d1 + mid.d1, d1'); B = PMULL2(Y.d1, p); the result is
+ * hi + Y + B. That is PMULL, PMULL2, EXT and 6 XORs (2 EOR3 + 2 EOR with FEAT_SHA3): the halves
+ * of mid go in through Y and hi + Y, so d1 and d2 are never assembled on their own (GHASH's
+ * reduction needs an EXT and a ZIP1 for that). _reduce_step cuts both reductions into 7
+ * pieces, which the stitched loops put in the AES slots that _reduce_slot lists.
+ *
+ * The powers: H^i is the i-fold dot product H . H ... H, i.e. H^i x^(-128 (i-1)) as polynomials,
+ * which polyval_init makes with the same Karatsuba product and this reduction. Then (acc + X0)
+ * H^8 + X1 H^7 + ... + X7 H, summed unreduced and reduced once (x^-128 once), is the POLYVAL of
+ * 8 blocks: aggregation works as for GHASH. polyval_init writes the table in GHASH's layout
+ * (above) with H^i as they are (no rbit) and p, not g, at [192]. acc is in POLYVAL's byte order
+ * in memory and in the register alike.
  *
  * ---- The stitched functions ----
  *
  * AES is as in armv8.S (see its header): AESE/AESMC pairs on one register, always adjacent so
- * that cores which fuse them do; 8 independent blocks. GCM's inc32 counter is a vector CTRV with
- * each 32-bit lane byte-swapped, to which ADD .4s adds (0, 0, 0, i) and REV32 makes counter
- * blocks: 2 instructions per block (see _ctr_blocks).
+ * that cores which fuse them do; 8 independent blocks. The counter is a vector CTRV to which
+ * ADD .4s adds i in the 32-bit lane of the counter: GCM's inc32 (lane 3, each lane byte-swapped,
+ * REV32 after the ADD: 2 instructions per block) or GCM-SIV's little-endian counter (lane 0, the
+ * block as it is: 1 instruction per block). See _ctr_blocks.
  *
- * Vector registers: v0-v7 the 8 AES blocks; v8-v18 GHASH (a pair of data blocks, their two
+ * Vector registers: v0-v7 the 8 AES blocks; v8-v18 the hash (a pair of data blocks, their two
  * powers and Karatsuba terms, product temporaries, the lo/hi/mid sums and the accumulator GACC),
  * with v13-v16 reused for the counter increments at the start of a pass and v8-v15 for the
- * input blocks at its end; v19 RKX (below), which in the 10 common rounds is a third GHASH
+ * input blocks at its end; v19 RKX (below), which in the 10 common rounds is a third hash
  * temporary; v20-v30 the round keys rk[nr-10..nr] (RK_M10..RKLAST), which stay in registers;
  * v31 the counter CTRV. That is all 32, so the 2 or 4 extra first round keys of AES-192 and
  * AES-256 are not kept: each is loaded into RKX right before its round, every 8 blocks (an L1
  * load whose value is needed only by AESEs that come 8 pairs apart). One code path serves all
  * three key sizes: two TBZ on the (public) round count skip the extra rounds, and the 10 rounds
- * common to all are where GHASH is interleaved.
+ * common to all are where the hash is interleaved.
  *
- * Interleaving: the GHASH of 8 blocks is cut into 10 steps of 8 slots (_ghash_slot: for each of
+ * Interleaving: the hash of 8 blocks is cut into 10 steps of 8 slots (_hash_slot: for each of
  * the 4 pairs of blocks, a step for the lo/hi products and one for the Karatsuba middle
  * products; then the reduction in two steps). Step r goes with AES round r of the 10 common
  * rounds, slot t right after that round's AESE/AESMC pair of block t, so that the PMULLs and
- * EORs of GHASH fill the gaps of the AES dependency chains even on in-order cores. GHASH loads
+ * EORs of the hash fill the gaps of the AES dependency chains even on in-order cores. Hash loads
  * run one step ahead of their use.
- *   - seal (ctr_then_hash) hashes ciphertext, which exists only after AES: each iteration
- *     encrypts blocks 8i..8i+7 while it hashes blocks 8i-8..8i-1, which the previous iteration
- *     stored (read back from out, which is still in L1). The first 8 blocks are encrypted
- *     alone and the last 8 hashed alone.
- *   - open (hash_then_ctr) hashes its input: each iteration hashes the 8 blocks it decrypts.
+ *   - GCM seal and GCM-SIV open (ctr_then_hash) hash their output, which exists only after AES:
+ *     each iteration encrypts blocks 8i..8i+7 while it hashes blocks 8i-8..8i-1, which the
+ *     previous iteration stored (read back from out, which is still in L1; so in == out works).
+ *     The first 8 blocks are encrypted alone and the last 8 hashed alone.
+ *   - GCM open (hash_then_ctr) hashes its input: each iteration hashes the 8 blocks it decrypts.
  *     All 8 blocks are loaded (for GHASH, then again for the XOR) before any is stored, so
  *     in == out works.
- * Tails (1..7 blocks) run one AES pass of 4 or 8 blocks (as ctr32_xor) and one GHASH pass with
+ * Tails (1..7 blocks) run one AES pass of 4 or 8 blocks (as ctr32_xor) and one hash pass with
  * H^n..H^1 and one reduction, not stitched. They read and write only the blocks they own.
  *
- * Cost per 8 blocks, counted in the disassembly: the stitched loops (seal and open alike) execute
- * 282 instructions for AES-128 (263 with EOR3), of which 152 are AESE/AESMC, 26 PMULL/PMULL2,
- * 18 build counters and 47 (28 with EOR3) are XORs; AES-192 adds 35 and AES-256 69 (the extra
- * rounds and their key loads). The GHASH loop alone executes 91 (80 with EOR3).
+ * Cost per 8 blocks, counted in the disassembly (AES-128; AES-192 adds 35 and AES-256 69: the
+ * extra rounds and their key loads):
+ *                        armv8  EOR3  of which
+ *   GCM seal and open     282    263   152 AESE/AESMC, 26 PMULL, 18 counter, 47 (28) XOR
+ *   GCM-SIV open          267    248   152 AESE/AESMC, 26 PMULL, 11 counter, 48 (29) XOR
+ *   GHASH loop             91     80
+ *   POLYVAL loop           83     72
+ * GCM-SIV open is 15 shorter than GCM: no rbit (8), and no REV32 of the counter blocks but one
+ * MOV (7).
  */
 #include "asm_base.h"
 
@@ -118,16 +178,21 @@
 
         AESFAST_RODATA
         .p2align 4
-.Lctr_inc:                              // 32-bit lanes: 1, 2, 4 and 8 added to lane 3 only
+.Lctr_inc_inc32be:                      // inc32be: 1, 2, 4 and 8 added to 32-bit lane 3 only
         .long   0, 0, 0, 1
         .long   0, 0, 0, 2
         .long   0, 0, 0, 4
         .long   0, 0, 0, 8
+.Lctr_inc_inc32le:                      // inc32le: 1, 2, 4 and 8 added to 32-bit lane 0 only
+        .long   1, 0, 0, 0
+        .long   2, 0, 0, 0
+        .long   4, 0, 0, 0
+        .long   8, 0, 0, 0
 
 /* Offsets in aesfast_hash_key.tbl (see the header comment). */
 #define HTAB_H(i) (16 * (8 - (i)))       /* H^i */
 #define HTAB_K(i) (128 + 8 * (8 - (i)))  /* k(H^i) */
-#define HTAB_G 192                       /* the reduction constant g = 0x87, in both lanes */
+#define HTAB_G 192                       /* the reduction constant, g or p, in both lanes */
 
         .arch   armv8-a+crypto
 
@@ -141,13 +206,13 @@ INP     .req    x4              // input, advanced as blocks are consumed
 OUTP    .req    x5              // output, advanced as blocks are produced
 NBLOCKS .req    x6              // blocks left, minus 8 (see the tails)
 ROUNDS  .req    w7              // nr: 10, 12 or 14
-INCP    .req    x8              // .Lctr_inc: the counter increments
-GHP     .req    x9              // the 8 blocks _ghash_slot hashes; the blocks a tail hashes
+INCP    .req    x8              // .Lctr_inc_<fmt>: the counter increments
+GHP     .req    x9              // the 8 blocks _hash_slot hashes; the blocks a tail hashes
 KEYP    .req    x10             // set-up only: &rk[nr-10]
 TREM    .req    x3              // tails: blocks left, 1..7 (CTRP is dead by then)
-THP     .req    x10             // tail GHASH: where the next power is
-TKP     .req    x11             // tail GHASH: where the next Karatsuba term is
-TCNT    .req    x12             // tail GHASH: blocks left to hash, minus 2
+THP     .req    x10             // tail hash: where the next power is
+TKP     .req    x11             // tail hash: where the next Karatsuba term is
+TCNT    .req    x12             // tail hash: blocks left to hash, minus 2
 
 /* ---- Vector registers ---- */
 BLK0    .req    v0              // BLK0..BLK7: the AES states of 8 counter blocks
@@ -159,17 +224,17 @@ BLK5    .req    v5
 BLK6    .req    v6
 BLK7    .req    v7
 
-GD0     .req    v8              // a pair of data blocks being hashed, rbit'ed
+GD0     .req    v8              // a pair of data blocks being hashed (GHASH: rbit'ed)
 GD1     .req    v9
 GHA     .req    v10             // their powers of H: H^p, H^(p-1)
 GHB     .req    v11
-GKK     .req    v12             // (k(H^p), k(H^(p-1))); in the reduction: g
+GKK     .req    v12             // (k(H^p), k(H^(p-1))); in the reduction: g or p
 GP0     .req    v13             // products and temporaries
 GP1     .req    v14             // (GP2, the third, is v19: see RKX)
 GLO     .req    v15             // sum of the lo products (x^0..x^126)
 GHI     .req    v16             // sum of the hi products (x^128..x^254)
 GMID    .req    v17             // sum of the Karatsuba middle products; then (d1, d2)
-GACC    .req    v18             // the hash state, rbit'ed: lives across iterations
+GACC    .req    v18             // the hash state (GHASH: rbit'ed): lives across iterations
 
 IN0     .req    v8              // IN0..IN7: input blocks for the final XOR of an 8-block pass.
 IN1     .req    v9              // They reuse v8-v15 once the reduction of the pass is done
@@ -181,7 +246,7 @@ IN6     .req    v14
 IN7     .req    v15
 
 RKX     .req    v19             // AES-192/256: the extra first round keys, loaded per use;
-GP2     .req    v19             // in the 10 common rounds, a third GHASH temporary
+GP2     .req    v19             // in the 10 common rounds, a third hash temporary
 RK_M10  .req    v20             // rk[nr-10]: rk[0] of AES-128
 RK_M9   .req    v21             // rk[nr-9]
 RK_M8   .req    v22
@@ -193,7 +258,7 @@ RK_M3   .req    v27
 RK_M2   .req    v28
 RK_M1   .req    v29             // rk[nr-1]: the key of the last AESE
 RKLAST  .req    v30             // rk[nr]: XORed in after the last AESE
-CTRV    .req    v31             // the counter of the next block, REV32'ed (see _ctr_blocks)
+CTRV    .req    v31             // the counter of the next block, lanes in host order (_ctr_init)
 
 /* ------------------------------------------------------------------------------------------ */
 /* Helpers                                                                                    */
@@ -229,40 +294,41 @@ CTRV    .req    v31             // the counter of the next block, REV32'ed (see 
 .endm
 
 /*
- * _aes_round_gh n, k, gh, s: one full round with round key \k on BLK0..BLK(n-1), and when gh is
- * 0 or 1 (the sha3 flag; -1: none) GHASH step s spread over it: slot t of the step follows the
- * AESE/AESMC pair of block t, so that the GHASH instructions fill the gaps between dependent
- * AES instructions on in-order cores too, not only on out-of-order ones.
- * _aes_last_gh n, gh, s: the same for the last AESE.
+ * _aes_round_gh n, k, gh, s, hk: one full round with round key \k on BLK0..BLK(n-1), and when gh
+ * is 0 or 1 (the sha3 flag; -1: none) step s of the hash hk (ghash or polyval) spread over it:
+ * slot t of the step follows the AESE/AESMC pair of block t, so that the hash instructions fill
+ * the gaps between dependent AES instructions on in-order cores too, not only on out-of-order
+ * ones.
+ * _aes_last_gh n, gh, s, hk: the same for the last AESE.
  */
-.macro _aes_round_gh n, k, gh, s
+.macro _aes_round_gh n, k, gh, s, hk
 .irp t, 0, 1, 2, 3, 4, 5, 6, 7
 .if \t < \n
         _aese_aesmc BLK\t, \k
 .endif
 .if \gh >= 0
-        _ghash_slot \gh, \s, \t
+        _hash_slot \hk, \gh, \s, \t
 .endif
 .endr
 .endm
-.macro _aes_last_gh n, gh, s
+.macro _aes_last_gh n, gh, s, hk
 .irp t, 0, 1, 2, 3, 4, 5, 6, 7
 .if \t < \n
         _aese_last BLK\t
 .endif
 .if \gh >= 0
-        _ghash_slot \gh, \s, \t
+        _hash_slot \hk, \gh, \s, \t
 .endif
 .endr
 .endm
 
 /*
- * _aes_gcm n, gh: AES of BLK0..BLK(n-1) up to, not including, the XOR with RKLAST. gh = -1: AES
- * alone; gh = 0 or 1: with the 10 steps of the GHASH of the 8 blocks at GHP interleaved (after
- * _ghash_pre), EOR3 used when gh = 1. The first 2 (AES-192) or 4 (AES-256) rounds load their
- * keys into RKX.
+ * _aes_gcm n, gh, hk: AES of BLK0..BLK(n-1) up to, not including, the XOR with RKLAST. gh = -1:
+ * AES alone; gh = 0 or 1: with the 10 steps of the hash hk (ghash or polyval) of the 8 blocks at
+ * GHP interleaved (after _hash_pre), EOR3 used when gh = 1. The first 2 (AES-192) or 4 (AES-256)
+ * rounds load their keys into RKX.
  */
-.macro _aes_gcm n, gh
+.macro _aes_gcm n, gh, hk=ghash
         tbz     ROUNDS, #2, .Lrounds10\@                // nr = 10 = 0b1010: AES-128
         ldr     q19, [KEY, #0]                          // RKX = rk[0]
         _aes_round \n, RKX
@@ -274,82 +340,136 @@ CTRV    .req    v31             // the counter of the next block, REV32'ed (see 
         ldr     q19, [KEY, #48]
         _aes_round \n, RKX
 .Lrounds10\@:
-        _aes_round_gh \n, RK_M10, \gh, 0
-        _aes_round_gh \n, RK_M9, \gh, 1
-        _aes_round_gh \n, RK_M8, \gh, 2
-        _aes_round_gh \n, RK_M7, \gh, 3
-        _aes_round_gh \n, RK_M6, \gh, 4
-        _aes_round_gh \n, RK_M5, \gh, 5
-        _aes_round_gh \n, RK_M4, \gh, 6
-        _aes_round_gh \n, RK_M3, \gh, 7
-        _aes_round_gh \n, RK_M2, \gh, 8
-        _aes_last_gh \n, \gh, 9
+        _aes_round_gh \n, RK_M10, \gh, 0, \hk
+        _aes_round_gh \n, RK_M9, \gh, 1, \hk
+        _aes_round_gh \n, RK_M8, \gh, 2, \hk
+        _aes_round_gh \n, RK_M7, \gh, 3, \hk
+        _aes_round_gh \n, RK_M6, \gh, 4, \hk
+        _aes_round_gh \n, RK_M5, \gh, 5, \hk
+        _aes_round_gh \n, RK_M4, \gh, 6, \hk
+        _aes_round_gh \n, RK_M3, \gh, 7, \hk
+        _aes_round_gh \n, RK_M2, \gh, 8, \hk
+        _aes_last_gh \n, \gh, 9, \hk
 .endm
 
 /* ------------------------------------------------------------------------------------------ */
-/* GHASH                                                                                      */
+/* GHASH and POLYVAL                                                                          */
 /* ------------------------------------------------------------------------------------------ */
 
 /*
- * _reduce_a sha3, lo, mid, hi, g, t0, t1: first half of the reduction (header comment).
- * On exit mid = (d1, d2) with d3 folded in; lo, hi unchanged (only lo.d0 is still needed).
- * _reduce_b dst, lo, mid, g, t0: dst = (d0, d1) + d2 g, the reduced product. lo is clobbered.
- * g needs 0x87 in lane d1 only (both are PMULL2).
+ * The two reductions (header comment), cut into 7 pieces so that the stitched loops can spread
+ * them over AES slots and the other callers can run them in a row: one source for both uses.
+ * _reduce_step hk, sha3, i, dst, lo, mid, hi, c, t0, t1 is piece i (0..6) of reducing the
+ * unreduced product (lo, mid', hi) into dst with the constant \c (g for ghash, p for polyval;
+ * both lanes, though only one is read). lo, mid and t0, t1 are clobbered; hi is not; dst may be
+ * any register but these (it is written by the last piece only).
+ * _reduce hk, sha3, dst, lo, mid, hi, c, t0, t1: all 7 in a row.
  */
-.macro _reduce_a sha3, lo, mid, hi, g, t0, t1
-        pmull2  \t0\().1q, \hi\().2d, \g\().2d          // d3 g: x^192 = g x^64
+.macro _reduce_step hk, sha3, i, dst, lo, mid, hi, c, t0, t1
+.ifc \hk, ghash                                         // x^128 = g, from the top down
+ .if \i == 0
+        pmull2  \t0\().1q, \hi\().2d, \c\().2d          // d3 g: x^192 = g x^64
+ .elseif \i == 1
         ext     \t1\().16b, \lo\().16b, \hi\().16b, #8  // (lo.d1, hi.d0)
+ .elseif \i == 2
         _eor3   \sha3, \mid, \mid, \lo, \hi             // Karatsuba: mid' + lo + hi = mid
+ .elseif \i == 3
         _eor3   \sha3, \mid, \mid, \t1, \t0             // (d1, d2), plus d3 g at x^64
-.endm
-.macro _reduce_b dst, lo, mid, g, t0
-        pmull2  \t0\().1q, \mid\().2d, \g\().2d         // d2 g: x^128 = g
+ .elseif \i == 4
+        pmull2  \t0\().1q, \mid\().2d, \c\().2d         // d2 g: x^128 = g
+ .elseif \i == 5
         zip1    \lo\().2d, \lo\().2d, \mid\().2d        // (d0, d1)
-        eor     \dst\().16b, \lo\().16b, \t0\().16b
+ .else
+        eor     \dst\().16b, \lo\().16b, \t0\().16b     // (d0, d1) + d2 g: reduced
+ .endif
+.else
+.ifc \hk, polyval                                       // Montgomery, x^-128, from the bottom up
+ .if \i == 0
+        pmull   \t0\().1q, \lo\().1d, \c\().1d          // A = d0 p
+ .elseif \i == 1
+        _eor3   \sha3, \mid, \mid, \lo, \hi             // Karatsuba: mid' + lo + hi = mid
+ .elseif \i == 2
+        eor     \mid\().16b, \mid\().16b, \t0\().16b    // mid + A
+ .elseif \i == 3
+        ext     \t1\().16b, \mid\().16b, \mid\().16b, #8 // its halves swapped
+ .elseif \i == 4
+        eor     \lo\().16b, \lo\().16b, \t1\().16b      // Y = (d0 + A.d1 + mid.d1, d1')
+ .elseif \i == 5
+        pmull2  \t0\().1q, \lo\().2d, \c\().2d          // B = d1' p
+ .else
+        _eor3   \sha3, \dst, \hi, \lo, \t0              // hi + Y + B: reduced
+ .endif
+.else
+        .error  "unknown hash kind \hk"
+.endif
+.endif
+.endm
+.macro _reduce hk, sha3, dst, lo, mid, hi, c, t0, t1
+.irp i, 0, 1, 2, 3, 4, 5, 6
+        _reduce_step \hk, \sha3, \i, \dst, \lo, \mid, \hi, \c, \t0, \t1
+.endr
 .endm
 
 /*
- * GACC = GHASH of GACC and the 8 blocks at GHP, in the straight order, as _ghash_pre and then
- * 10 steps of 8 slots each: _ghash_slot sha3, s, t is slot t (0..7) of step s (0..9). Steps 2j
- * and 2j+1 handle blocks 2j and 2j+1 with H^(8-2j) and H^(7-2j): 2j the lo and hi products,
- * 2j+1 the middle ones. Step 0 adds GACC into block 0 and starts the sums; steps 8 and 9 reduce
- * them into GACC. Loads run one step ahead (software pipelining): _ghash_pre loads what step 0
- * and 1 need, step 2j the powers for step 2j+2, step 2j+1 the blocks for 2j+2 and the Karatsuba
- * terms for 2j+3 (g for step 8). So no instruction waits right after its load, and the slots
- * are ordered so that each PMULL result is used a few slots later. Steps 8 and 9 are
- * _reduce_a and _reduce_b spread over slots. Uses v8-v19 (GP2 is v19); reads GHP and HTAB,
- * moves neither. Empty slots emit nothing.
+ * GACC = the hash hk (ghash or polyval) of GACC and the 8 blocks at GHP, as _hash_pre and then
+ * 10 steps of 8 slots each: _hash_slot hk, sha3, s, t is slot t (0..7) of step s (0..9). Steps
+ * 2j and 2j+1 handle blocks 2j and 2j+1 with H^(8-2j) and H^(7-2j): 2j the lo and hi products
+ * (GHASH: after the rbit), 2j+1 the middle ones. Step 0 adds GACC into block 0 and starts the
+ * sums; steps 8 and 9 reduce them into GACC. Loads run one step ahead (software pipelining):
+ * _hash_pre loads what step 0 and 1 need, step 2j the powers for step 2j+2, step 2j+1 the blocks
+ * for 2j+2 and the Karatsuba terms for 2j+3 (the reduction constant for step 8). So no
+ * instruction waits right after its load, and the slots are ordered so that each PMULL result
+ * is used a few slots later. Steps 8 and 9 are the 7 pieces of _reduce_step, in the slots that
+ * _reduce_slot lists. Uses v8-v19 (GP2 is v19); reads GHP and HTAB, moves
+ * neither. Empty slots emit nothing.
  */
-.macro _ghash_pre
+.macro _hash_pre
         ldp     q8, q9, [GHP]                           // GD0, GD1 = blocks 0, 1
         ldp     q10, q11, [HTAB, #HTAB_H(8)]            // GHA, GHB = H^8, H^7
         ldr     q12, [HTAB, #HTAB_K(8)]                 // GKK = (k(H^8), k(H^7))
 .endm
 
-.macro _ghash_slot sha3, s, t
-.if \s == 8                                             // reduction, first half
- .if \t == 0
-        pmull2  GP0.1q, GHI.2d, GKK.2d                  // d3 g: x^192 = g x^64 (GKK = g)
- .elseif \t == 1
-        ext     GP1.16b, GLO.16b, GHI.16b, #8           // (lo.d1, hi.d0)
- .elseif \t == 2
-        _eor3   \sha3, GMID, GMID, GLO, GHI             // Karatsuba: mid' + lo + hi = mid
- .elseif \t == 4
-        _eor3   \sha3, GMID, GMID, GP1, GP0             // (d1, d2), plus d3 g at x^64
- .endif
-.elseif \s == 9                                         // reduction, second half
- .if \t == 0
-        pmull2  GP0.1q, GMID.2d, GKK.2d                 // d2 g: x^128 = g
- .elseif \t == 2
-        zip1    GLO.2d, GLO.2d, GMID.2d                 // (d0, d1)
- .elseif \t == 4
-        eor     GACC.16b, GLO.16b, GP0.16b              // the reduced hash
- .endif
+/* _reduce_slot hk, sha3, pos: slot pos = 8 (s - 8) + t of steps 8 and 9, the reduction. The 7
+ * pieces of _reduce_step go in the slots listed per hash: GHASH's chain has two PMULL2s with
+ * 4 slots after each; POLYVAL's is longer (PMULL, EOR, EXT, EOR, PMULL2, EOR) and is spread
+ * over the two steps, 2 to 4 slots apart. */
+.macro _reduce_slot hk, sha3, pos
+.ifc \hk, ghash
+        _reduce_if \hk, \sha3, \pos, 0, 1, 2, 4, 8, 10, 12
+.else
+        _reduce_if \hk, \sha3, \pos, 0, 1, 4, 6, 8, 10, 14
+.endif
+.endm
+.macro _reduce_if hk, sha3, pos, p0, p1, p2, p3, p4, p5, p6
+.if \pos == \p0
+        _reduce_step \hk, \sha3, 0, GACC, GLO, GMID, GHI, GKK, GP0, GP1
+.elseif \pos == \p1
+        _reduce_step \hk, \sha3, 1, GACC, GLO, GMID, GHI, GKK, GP0, GP1
+.elseif \pos == \p2
+        _reduce_step \hk, \sha3, 2, GACC, GLO, GMID, GHI, GKK, GP0, GP1
+.elseif \pos == \p3
+        _reduce_step \hk, \sha3, 3, GACC, GLO, GMID, GHI, GKK, GP0, GP1
+.elseif \pos == \p4
+        _reduce_step \hk, \sha3, 4, GACC, GLO, GMID, GHI, GKK, GP0, GP1
+.elseif \pos == \p5
+        _reduce_step \hk, \sha3, 5, GACC, GLO, GMID, GHI, GKK, GP0, GP1
+.elseif \pos == \p6
+        _reduce_step \hk, \sha3, 6, GACC, GLO, GMID, GHI, GKK, GP0, GP1
+.endif
+.endm
+
+.macro _hash_slot hk, sha3, s, t
+.if \s >= 8                                             // the reduction
+        _reduce_slot \hk, \sha3, 8*(\s-8)+\t
 .elseif (\s % 2) == 0                                   // blocks s, s+1: lo and hi products
  .if \t == 0
+  .ifc \hk, ghash
         rbit    GD0.16b, GD0.16b                        // to the straight bit order
+  .endif
  .elseif \t == 1
+  .ifc \hk, ghash
         rbit    GD1.16b, GD1.16b
+  .endif
   .if \s == 0
         eor     GD0.16b, GD0.16b, GACC.16b              // (acc + X0) H^8
   .endif
@@ -407,22 +527,23 @@ CTRV    .req    v31             // the counter of the next block, REV32'ed (see 
 .endif
 .endm
 
-/* _ghash_8 sha3: GACC = GHASH of GACC and the 8 blocks at GHP, without AES. */
-.macro _ghash_8 sha3
-        _ghash_pre
+/* _hash_8 hk, sha3: GACC = the hash of GACC and the 8 blocks at GHP, without AES. */
+.macro _hash_8 hk, sha3
+        _hash_pre
 .irp s, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
 .irp t, 0, 1, 2, 3, 4, 5, 6, 7
-        _ghash_slot \sha3, \s, \t
+        _hash_slot \hk, \sha3, \s, \t
 .endr
 .endr
 .endm
 
 /*
- * _ghash_tail sha3: GACC = GHASH of GACC and the TREM (1..7) blocks at GHP, with H^TREM..H^1
- * and one reduction. Pairs first (the table pairs any two consecutive powers), then the last
- * block if TREM is odd, which always takes H^1. Advances GHP; uses THP, TKP, TCNT; keeps TREM.
+ * _hash_tail hk, sha3: GACC = the hash of GACC and the TREM (1..7) blocks at GHP, with
+ * H^TREM..H^1 and one reduction. Pairs first (the table pairs any two consecutive powers), then
+ * the last block if TREM is odd, which always takes H^1. Advances GHP; uses THP, TKP, TCNT; keeps
+ * TREM.
  */
-.macro _ghash_tail sha3
+.macro _hash_tail hk, sha3
         add     THP, HTAB, #HTAB_H(0)
         sub     THP, THP, TREM, lsl #4                  // &H^TREM
         add     TKP, HTAB, #HTAB_K(0)
@@ -436,8 +557,10 @@ CTRV    .req    v31             // the counter of the next block, REV32'ed (see 
         ld1     {GD0.16b, GD1.16b}, [GHP], #32
         ld1     {GHA.16b, GHB.16b}, [THP], #32
         ld1     {GKK.16b}, [TKP], #16
+.ifc \hk, ghash
         rbit    GD0.16b, GD0.16b
         rbit    GD1.16b, GD1.16b
+.endif
         eor     GD0.16b, GD0.16b, GACC.16b              // acc goes into the first block only:
         movi    GACC.16b, #0                            // later pairs add zero
         pmull   GP0.1q, GD0.1d, GHA.1d
@@ -458,8 +581,10 @@ CTRV    .req    v31             // the counter of the next block, REV32'ed (see 
         tbz     TCNT, #0, .Ltail_reduce\@               // TCNT = -1: one block left; -2: none
         ld1     {GD0.16b}, [GHP], #16
         ldr     q10, [HTAB, #HTAB_H(1)]                 // GHA = H^1
-        ldr     q12, [HTAB, #HTAB_K(1)]                 // GKK.d0 = k(H^1) (d1: g, unused)
+        ldr     q12, [HTAB, #HTAB_K(1)]                 // GKK.d0 = k(H^1) (d1: unused)
+.ifc \hk, ghash
         rbit    GD0.16b, GD0.16b
+.endif
         eor     GD0.16b, GD0.16b, GACC.16b
         pmull   GP0.1q, GD0.1d, GHA.1d
         pmull2  GP1.1q, GD0.2d, GHA.2d
@@ -471,17 +596,21 @@ CTRV    .req    v31             // the counter of the next block, REV32'ed (see 
         eor     GMID.16b, GMID.16b, GP0.16b
 .Ltail_reduce\@:
         ldr     q12, [HTAB, #HTAB_G]
-        _reduce_a \sha3, GLO, GMID, GHI, GKK, GP0, GP1
-        _reduce_b GACC, GLO, GMID, GKK, GP0
+        _reduce \hk, \sha3, GACC, GLO, GMID, GHI, GKK, GP0, GP1
 .endm
 
-/* _acc_load / _acc_store: GACC from / to acc[16], converting between the two bit orders. */
-.macro _acc_load
+/* _acc_load hk / _acc_store hk: GACC from / to acc[16]. GHASH converts between the two bit
+ * orders; POLYVAL's acc is already in the order it computes in. */
+.macro _acc_load hk
         ld1     {GACC.16b}, [ACCP]
+.ifc \hk, ghash
         rbit    GACC.16b, GACC.16b
+.endif
 .endm
-.macro _acc_store
+.macro _acc_store hk
+.ifc \hk, ghash
         rbit    GACC.16b, GACC.16b
+.endif
         st1     {GACC.16b}, [ACCP]
 .endm
 
@@ -503,34 +632,47 @@ CTRV    .req    v31             // the counter of the next block, REV32'ed (see 
 /* ------------------------------------------------------------------------------------------ */
 
 /*
- * The counter. CTRV holds the counter block with REV32 applied, i.e. each 32-bit lane in host
- * order: lane 3 is GCM's inc32 counter as an integer, lanes 0-2 the byte-swapped first 12 bytes.
- * Adding (0, 0, 0, i) as 32-bit lanes (ADD .4s) adds i to the counter modulo 2^32, exactly
- * inc32, and adds 0 to the rest, and REV32 turns the sum back into a counter block. The
- * increments 1, 2, 4, 8 come from .Lctr_inc (address in INCP) into v13-v16 (GP0, GP1, GLO, GHI),
- * which are free when blocks are built: then every block is at most 3 ADDs from CTRV, not a chain of 7.
+ * The counter, in two formats (the fmt parameter, named as in armv8.S):
+ *   inc32be  GCM's inc32: the LAST 32-bit word is a big-endian counter. CTRV holds the counter
+ *            block with REV32 applied, i.e. each 32-bit lane in host order: lane 3 is the counter
+ *            as an integer, lanes 0-2 the byte-swapped first 12 bytes. REV32 turns a sum back
+ *            into a counter block.
+ *   inc32le  GCM-SIV's counter: the FIRST word is a little-endian counter. CTRV is the counter
+ *            block as it is (lane 0 is the counter, in host order already), and so is every
+ *            sum: no REV32.
+ * Adding (0, 0, 0, i), resp. (i, 0, 0, 0), as 32-bit lanes (ADD .4s) adds i to the counter
+ * modulo 2^32, exactly as the contracts say, and 0 to the other 12 bytes. The increments 1, 2,
+ * 4, 8 come from .Lctr_inc_<fmt> (address in INCP) into v13-v16 (GP0, GP1, GLO,
+ * GHI), which are free when blocks are built: then every block is at most 3 ADDs from CTRV, not
+ * a chain of 7. 8 blocks take 18 instructions with inc32be and 11 with inc32le.
  */
-CINC1   .req    v13             // (0, 0, 0, 1) as .4s
-CINC2   .req    v14             // (0, 0, 0, 2)
-CINC4   .req    v15             // (0, 0, 0, 4)
-CINC8   .req    v16             // (0, 0, 0, 8)
+CINC1   .req    v13             // (0, 0, 0, 1) or (1, 0, 0, 0) as .4s
+CINC2   .req    v14             // 2
+CINC4   .req    v15             // 4
+CINC8   .req    v16             // 8
 
-/* _ctr_init: CTRV from the counter block at CTRP; INCP = .Lctr_inc. */
-.macro _ctr_init
+/* _ctr_init fmt: CTRV from the counter block at CTRP; INCP = the format's increments. */
+.macro _ctr_init fmt
         ld1     {CTRV.16b}, [CTRP]
+.ifc \fmt, inc32be
         rev32   CTRV.16b, CTRV.16b                      // lanes in host order
+.else
+.ifnc \fmt, inc32le
+        .error  "_ctr_init: unknown counter format \fmt"
+.endif
+.endif
 #if defined(__APPLE__)
-        adrp    INCP, .Lctr_inc@PAGE
-        add     INCP, INCP, .Lctr_inc@PAGEOFF
+        adrp    INCP, .Lctr_inc_\fmt\()@PAGE
+        add     INCP, INCP, .Lctr_inc_\fmt\()@PAGEOFF
 #else
-        adrp    INCP, .Lctr_inc                         // PC-relative: no relocation at run time
-        add     INCP, INCP, :lo12:.Lctr_inc
+        adrp    INCP, .Lctr_inc_\fmt                    // PC-relative: no relocation at run time
+        add     INCP, INCP, :lo12:.Lctr_inc_\fmt
 #endif
 .endm
 
-/* _ctr_blocks n (4 or 8): BLK0..BLK(n-1) = the next n counter blocks (inc32); CTRV += n.
+/* _ctr_blocks n, fmt (n = 4 or 8): BLK0..BLK(n-1) = the next n counter blocks; CTRV += n.
  * Clobbers v13-v16. */
-.macro _ctr_blocks n
+.macro _ctr_blocks n, fmt
         ldp     q13, q14, [INCP]                        // CINC1, CINC2
 .if \n == 8
         ldp     q15, q16, [INCP, #32]                   // CINC4, CINC8
@@ -546,6 +688,7 @@ CINC8   .req    v16             // (0, 0, 0, 8)
         add     BLK6.4s, BLK2.4s, CINC4.4s
         add     BLK7.4s, BLK3.4s, CINC4.4s
 .endif
+.ifc \fmt, inc32be
         rev32   BLK0.16b, CTRV.16b                      // back to a counter block
         rev32   BLK1.16b, BLK1.16b
         rev32   BLK2.16b, BLK2.16b
@@ -555,6 +698,11 @@ CINC8   .req    v16             // (0, 0, 0, 8)
         rev32   BLK5.16b, BLK5.16b
         rev32   BLK6.16b, BLK6.16b
         rev32   BLK7.16b, BLK7.16b
+.endif
+.else
+        mov     BLK0.16b, CTRV.16b                      // inc32le: the sums are the blocks
+.endif
+.if \n == 8
         add     CTRV.4s, CTRV.4s, CINC8.4s
 .else
         add     CTRV.4s, CTRV.4s, CINC4.4s
@@ -587,22 +735,22 @@ CINC8   .req    v16             // (0, 0, 0, 8)
 .endm
 
 /*
- * _ctr_tail: the TREM (1..7) last blocks of CTR: out = in ^ keystream; INP and OUTP advance.
+ * _ctr_tail fmt: the TREM (1..7) last blocks of CTR: out = in ^ keystream; INP and OUTP advance.
  * One AES pass of 4 blocks (1..4 left) or 8 (5..7), then the keystream is used 4, 2, 1 blocks
  * at a time, shifting the unused blocks down to BLK0, so exactly TREM blocks are read and
  * written. Uses v8-v11 for the input; GACC is kept.
  */
-.macro _ctr_tail
+.macro _ctr_tail fmt
         cmp     TREM, #4
         b.hi    .Lctr_tail8\@
-        _ctr_blocks 4
+        _ctr_blocks 4, \fmt
         _aes_gcm 4, -1
 .irp i, 0, 1, 2, 3
         _xor_rklast BLK\i
 .endr
         b       .Lctr_tail_xor\@
 .Lctr_tail8\@:
-        _ctr_blocks 8
+        _ctr_blocks 8, \fmt
         _aes_gcm 8, -1
 .irp i, 0, 1, 2, 3, 4, 5, 6, 7
         _xor_rklast BLK\i
@@ -635,121 +783,143 @@ CINC8   .req    v16             // (0, 0, 0, 8)
 .Lctr_tail_done\@:
 .endm
 
-/* _gcm_setup: ROUNDS, the counter, rk[nr-10..nr] into RK_M10..RKLAST, GACC from acc. */
-.macro _gcm_setup
+/* _gcm_setup fmt, hk: ROUNDS, the counter, rk[nr-10..nr] into RK_M10..RKLAST, GACC from acc. */
+.macro _gcm_setup fmt, hk
         ldr     ROUNDS, [KEY, #AESFAST_KEY_ROUNDS]
-        _ctr_init
+        _ctr_init \fmt
         add     KEYP, KEY, ROUNDS, uxtw #4              // &rk[nr]
         sub     KEYP, KEYP, #10 * 16                    // &rk[nr-10]
         ld1     {RK_M10.16b-RK_M7.16b}, [KEYP], #64
         ld1     {RK_M6.16b-RK_M3.16b}, [KEYP], #64
         ld1     {RK_M2.16b-RKLAST.16b}, [KEYP]
-        _acc_load
+        _acc_load \hk
 .endm
 
 /* ------------------------------------------------------------------------------------------ */
-/* The entry points, once per variant                                                         */
+/* The entry points: one macro per shape, instantiated per hash, counter format and variant    */
 /* ------------------------------------------------------------------------------------------ */
 
-.macro _gcm_functions sha3, prefix
-
 /*
+ * _hash_function hk, sha3, name:
+ *
  * void aesfast_<prefix>_ghash(const aesfast_hash_key *hkey, uint8_t acc[16], const uint8_t *in,
  *                             size_t nblocks);
+ *      acc = GHASH_H(acc, in[0..nblocks-1]), acc in SP 800-38D byte order, hkey from
+ *      aesfast_armv8_ghash_init.
+ * void aesfast_<prefix>_polyval(const aesfast_hash_key *hkey, uint8_t acc[16],
+ *                               const uint8_t *in, size_t nblocks);
+ *      acc = POLYVAL_H(acc, in[0..nblocks-1]) (RFC 8452), acc in POLYVAL's byte order, hkey
+ *      from aesfast_armv8_polyval_init.
  *
- * acc = GHASH_H(acc, in[0..nblocks-1]), acc in SP 800-38D byte order, hkey from
- * aesfast_armv8_ghash_init. nblocks may be 0. 8 blocks per reduction, then a tail of 1..7.
+ * nblocks may be 0. 8 blocks per reduction, then a tail of 1..7.
  */
-AESFAST_FUNC(aesfast_\prefix\()_ghash)
-        cbz     x3, .Lghash_ret\@
+.macro _hash_function hk, sha3, name
+AESFAST_FUNC(\name)
+        cbz     x3, .Lhash_ret\@
         mov     NBLOCKS, x3                             // into the stitched functions' places
         mov     GHP, x2
         mov     ACCP, x1
         mov     HTAB, x0
         _save_d8_d15
-        _acc_load
+        _acc_load \hk
         subs    NBLOCKS, NBLOCKS, #8
-        b.lo    .Lghash_tail\@
+        b.lo    .Lhash_tail\@
         .p2align 5
-.Lghash_loop\@:
-        _ghash_8 \sha3
+.Lhash_loop\@:
+        _hash_8 \hk, \sha3
         add     GHP, GHP, #128
         subs    NBLOCKS, NBLOCKS, #8
-        b.hs    .Lghash_loop\@
-.Lghash_tail\@:
+        b.hs    .Lhash_loop\@
+.Lhash_tail\@:
         ands    TREM, NBLOCKS, #7                       // NBLOCKS = left - 8: low 3 bits = left
-        b.eq    .Lghash_done\@
-        _ghash_tail \sha3
-.Lghash_done\@:
-        _acc_store
+        b.eq    .Lhash_done\@
+        _hash_tail \hk, \sha3
+.Lhash_done\@:
+        _acc_store \hk
         _restore_d8_d15
-.Lghash_ret\@:
+.Lhash_ret\@:
         ret
-AESFAST_END(aesfast_\prefix\()_ghash)
+AESFAST_END(\name)
+.endm
 
 /*
+ * _ctr_then_hash_function hk, fmt, sha3, name:
+ *
  * void aesfast_<prefix>_gcm_ctr_then_hash(const aesfast_key *key, const aesfast_hash_key *hkey,
  *                                         uint8_t acc[16], const uint8_t ctr[16],
  *                                         const uint8_t *in, uint8_t *out, size_t nblocks);
+ *      GCM seal: out[i] = in[i] ^ AES(ctr + i) (inc32, as aesfast_armv8_ctr32_xor), then
+ *      acc = GHASH_H(acc, out[0..nblocks-1]).
+ * void aesfast_<prefix>_gcmsiv_ctr_then_hash(const aesfast_key *key,
+ *                                            const aesfast_hash_key *hkey, uint8_t acc[16],
+ *                                            const uint8_t ctr[16], const uint8_t *in,
+ *                                            uint8_t *out, size_t nblocks);
+ *      GCM-SIV open: out[i] = in[i] ^ AES(ctr + i) (the little-endian counter, as
+ *      aesfast_armv8_ctr32le_xor), then acc = POLYVAL_H(acc, out[0..nblocks-1]).
  *
- * GCM seal: out[i] = in[i] ^ AES(ctr + i) (inc32, as aesfast_armv8_ctr32_xor), then
- * acc = GHASH_H(acc, out[0..nblocks-1]). in == out is allowed, other overlap is not; no
- * alignment needed; ctr is not written; nblocks may be 0.
+ * in == out is allowed, other overlap is not (what is hashed is read back from out after it is
+ * stored); no alignment needed; ctr is not written; nblocks may be 0.
  */
-AESFAST_FUNC(aesfast_\prefix\()_gcm_ctr_then_hash)
+.macro _ctr_then_hash_function hk, fmt, sha3, name
+AESFAST_FUNC(\name)
         cbz     NBLOCKS, .Lseal_ret\@
         _save_d8_d15
-        _gcm_setup
+        _gcm_setup \fmt, \hk
         subs    NBLOCKS, NBLOCKS, #8
         b.lo    .Lseal_tail\@
 
-        // The first 8 blocks: AES alone, since there is no ciphertext to hash yet.
+        // The first 8 blocks: AES alone, since there is no output to hash yet.
         mov     GHP, OUTP                               // what the next pass hashes
-        _ctr_blocks 8
+        _ctr_blocks 8, \fmt
         _aes_gcm 8, -1
         _xor_store8 \sha3
         subs    NBLOCKS, NBLOCKS, #8
         b.lo    .Lseal_last8\@
 
-        // Encrypt 8 blocks while hashing the 8 ciphertext blocks before them.
+        // Encrypt 8 blocks while hashing the 8 output blocks before them.
         .p2align 5
 .Lseal_loop\@:
-        _ghash_pre
-        _ctr_blocks 8
-        _aes_gcm 8, \sha3
+        _hash_pre
+        _ctr_blocks 8, \fmt
+        _aes_gcm 8, \sha3, \hk
         add     GHP, GHP, #128
         _xor_store8 \sha3
         subs    NBLOCKS, NBLOCKS, #8
         b.hs    .Lseal_loop\@
 
 .Lseal_last8\@:
-        _ghash_8 \sha3                                  // the last 8 ciphertext blocks
+        _hash_8 \hk, \sha3                              // the last 8 output blocks
 .Lseal_tail\@:
         ands    TREM, NBLOCKS, #7
         b.eq    .Lseal_done\@
-        mov     GHP, OUTP                               // the tail's ciphertext, once written
-        _ctr_tail
-        _ghash_tail \sha3
+        mov     GHP, OUTP                               // the tail's output, once written
+        _ctr_tail \fmt
+        _hash_tail \hk, \sha3
 .Lseal_done\@:
-        _acc_store
+        _acc_store \hk
         _restore_d8_d15
 .Lseal_ret\@:
         ret
-AESFAST_END(aesfast_\prefix\()_gcm_ctr_then_hash)
+AESFAST_END(\name)
+.endm
 
 /*
+ * _hash_then_ctr_function hk, fmt, sha3, name:
+ *
  * void aesfast_<prefix>_gcm_hash_then_ctr(const aesfast_key *key, const aesfast_hash_key *hkey,
  *                                         uint8_t acc[16], const uint8_t ctr[16],
  *                                         const uint8_t *in, uint8_t *out, size_t nblocks);
  *
  * GCM open: acc = GHASH_H(acc, in[0..nblocks-1]) and out[i] = in[i] ^ AES(ctr + i). Same
  * contract as ctr_then_hash; in place works because each group of blocks is hashed and loaded
- * before any of it is stored.
+ * before any of it is stored. (GCM-SIV has no such shape: its seal hashes before the counter
+ * block exists.)
  */
-AESFAST_FUNC(aesfast_\prefix\()_gcm_hash_then_ctr)
+.macro _hash_then_ctr_function hk, fmt, sha3, name
+AESFAST_FUNC(\name)
         cbz     NBLOCKS, .Lopen_ret\@
         _save_d8_d15
-        _gcm_setup
+        _gcm_setup \fmt, \hk
         subs    NBLOCKS, NBLOCKS, #8
         b.lo    .Lopen_tail\@
 
@@ -757,9 +927,9 @@ AESFAST_FUNC(aesfast_\prefix\()_gcm_hash_then_ctr)
         .p2align 5
 .Lopen_loop\@:
         mov     GHP, INP
-        _ghash_pre
-        _ctr_blocks 8
-        _aes_gcm 8, \sha3
+        _hash_pre
+        _ctr_blocks 8, \fmt
+        _aes_gcm 8, \sha3, \hk
         _xor_store8 \sha3
         subs    NBLOCKS, NBLOCKS, #8
         b.hs    .Lopen_loop\@
@@ -768,30 +938,50 @@ AESFAST_FUNC(aesfast_\prefix\()_gcm_hash_then_ctr)
         ands    TREM, NBLOCKS, #7
         b.eq    .Lopen_done\@
         mov     GHP, INP
-        _ghash_tail \sha3                               // hash the tail first: in may be out
-        _ctr_tail
+        _hash_tail \hk, \sha3                           // hash the tail first: in may be out
+        _ctr_tail \fmt
 .Lopen_done\@:
-        _acc_store
+        _acc_store \hk
         _restore_d8_d15
 .Lopen_ret\@:
         ret
-AESFAST_END(aesfast_\prefix\()_gcm_hash_then_ctr)
+AESFAST_END(\name)
+.endm
+
+/* The functions of one variant (sha3 = 0: armv8, 1: armv8_sha3). */
+.macro _gcm_functions sha3, prefix
+        _hash_function ghash, \sha3, aesfast_\prefix\()_ghash
+        _ctr_then_hash_function ghash, inc32be, \sha3, aesfast_\prefix\()_gcm_ctr_then_hash
+        _hash_then_ctr_function ghash, inc32be, \sha3, aesfast_\prefix\()_gcm_hash_then_ctr
+        _hash_function polyval, \sha3, aesfast_\prefix\()_polyval
+        _ctr_then_hash_function polyval, inc32le, \sha3, aesfast_\prefix\()_gcmsiv_ctr_then_hash
 .endm
 
 /* ------------------------------------------------------------------------------------------ */
-/* ghash_init (shared by both tiers)                                                          */
+/* ghash_init and polyval_init (shared by both tiers)                                         */
 /* ------------------------------------------------------------------------------------------ */
 
 /*
- * void aesfast_armv8_ghash_init(aesfast_hash_key *hkey, const uint8_t h[16]);
+ * _hash_init_function hk, name:
  *
- * Writes H^1..H^8 (rbit'ed), their Karatsuba terms and g into hkey->tbl (layout in the header
- * comment); bytes 208..1023 are not touched. Uses v0-v7 and v16 only.
+ * void aesfast_armv8_ghash_init(aesfast_hash_key *hkey, const uint8_t h[16]);
+ *      H in SP 800-38D order; writes H^1..H^8 (rbit'ed), their Karatsuba terms and g.
+ * void aesfast_armv8_polyval_init(aesfast_hash_key *hkey, const uint8_t h[16]);
+ *      H in POLYVAL's order (RFC 8452); writes H^1..H^8 in POLYVAL's multiplication (each
+ *      power one more Montgomery product by H: H^i x^(-128 (i-1)) as polynomials), their
+ *      Karatsuba terms and p.
+ *
+ * The layout is in the header comment; bytes 208..1023 are not touched. Uses v0-v7, v16 and x2.
  */
-AESFAST_FUNC(aesfast_armv8_ghash_init)
+.macro _hash_init_function hk, name
+AESFAST_FUNC(\name)
         ld1     {v0.16b}, [x1]
+.ifc \hk, ghash
         rbit    v0.16b, v0.16b                          // H, straight order
         mov     x2, #0x87                               // g = x^7 + x^2 + x + 1
+.else
+        mov     x2, #0xc200000000000000                 // p = x^63 + x^62 + x^57
+.endif
         dup     v16.2d, x2
         str     q16, [x0, #HTAB_G]
         mov     v1.16b, v0.16b                          // v1 = H^i, starting at i = 1
@@ -805,8 +995,7 @@ AESFAST_FUNC(aesfast_armv8_ghash_init)
         ext     v5.16b, v0.16b, v0.16b, #8
         eor     v5.16b, v5.16b, v0.16b                  // d0: k(H)
         pmull   v4.1q, v4.1d, v5.1d                     // mid'
-        _reduce_a 0, v2, v4, v3, v16, v6, v7
-        _reduce_b v1, v2, v4, v16, v6
+        _reduce \hk, 0, v1, v2, v4, v3, v16, v6, v7
 .endif
         str     q1, [x0, #HTAB_H(\i)]
         ext     v2.16b, v1.16b, v1.16b, #8
@@ -814,7 +1003,11 @@ AESFAST_FUNC(aesfast_armv8_ghash_init)
         str     d2, [x0, #HTAB_K(\i)]
 .endr
         ret
-AESFAST_END(aesfast_armv8_ghash_init)
+AESFAST_END(\name)
+.endm
+
+        _hash_init_function ghash, aesfast_armv8_ghash_init
+        _hash_init_function polyval, aesfast_armv8_polyval_init
 
 /* The two variants of the hashing functions. */
         _gcm_functions 0, armv8
