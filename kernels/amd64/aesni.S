@@ -20,7 +20,10 @@
  *   it modulo 2^32 with no carry into byte 11 (GCM's inc32). Each block is made as
  *   (ctr ^ rk[0]) with dword 3 replaced by bswap(counter + i) ^ rk[0][12..15] (LEA, BSWAP, XOR,
  *   PINSRD), so the AddRoundKey of round 0 comes for free and the vector ports, which AESENC
- *   saturates, see only the PINSRD instead of a PADDD, PSHUFB and PXOR per block. Eight blocks
+ *   saturates, see only the PINSRD instead of a PADDD, PSHUFB and PXOR per block.
+ *   ctr32le_xor (GCM-SIV's counter: the little-endian uint32 in bytes 0..3, wrapping with no
+ *   carry into byte 4) is the same code with the counter format as a macro parameter (fmt=le):
+ *   the word goes into dword 0, XORed with rk[0][0..3], and needs no BSWAP. Eight blocks
  *   are in flight per iteration: AESENC's latency (3-4 cycles) times its throughput (2 per
  *   cycle). The input XOR is folded into the last round: AESENCLAST(s, k ^ in) =
  *   AESENCLAST(s, k) ^ in.
@@ -56,7 +59,7 @@
 /* Counter state, in general-purpose registers. CTRP is free once the counter block is loaded. */
 .set CTRW,      %r10    /* the next block's counter (low 32 bits used, wraps mod 2^32) */
 .set CTRWD,     %r10d
-.set K0W,       %r11d   /* dword 3 of rk[0] */
+.set K0W,       %r11d   /* rk[0]'s dword that holds the counter: 3 (fmt=be) or 0 (fmt=le) */
 .set TW,        %esi    /* one counter word being made */
 
 /* Vector registers. */
@@ -271,22 +274,42 @@ AESFAST_END(aesfast_aesni_set_key)
 .endr
 .endm
 
+/*
+ * The counter formats (\fmt): "be" is the big-endian uint32 in dword 3 (GCM's inc32, CTR),
+ * "le" the little-endian uint32 in dword 0 (GCM-SIV). _ctr_dword sets .Lctr_dw to the dword's
+ * index (an assembler symbol, redefined at every use).
+ */
+.macro _ctr_dword fmt
+.ifc \fmt, be
+        .set            .Lctr_dw, 3
+.else
+.ifc \fmt, le
+        .set            .Lctr_dw, 0
+.else
+        .error          "counter format must be be or le"
+.endif
+.endif
+.endm
+
 /* Counter block CTRW + \i, XORed with rk[0], into \x. The counter word is made in a
  * general-purpose register (32-bit arithmetic wraps mod 2^32 by itself) and inserted into
  * IVK, which keeps the vector ports free for AESENC. */
-.macro _ctr_block x, i
+.macro _ctr_block x, i, fmt
         lea             \i(CTRW), TW            /* 32-bit result: + i mod 2^32 */
+.ifc \fmt, be
         bswap           TW                      /* big-endian, as in the block */
-        xor             K0W, TW                 /* ^ rk[0]'s dword 3 */
+.endif
+        xor             K0W, TW                 /* ^ rk[0]'s counter dword */
         movdqa          IVK, \x
-        pinsrd          $3, TW, \x              /* SSE4.1 */
+        _ctr_dword      \fmt
+        pinsrd          $.Lctr_dw, TW, \x        /* SSE4.1 */
 .endm
 
 /* out[0..n-1] = in[0..n-1] ^ AES(counter blocks); advances CTRW, IN and OUT by n blocks. */
-.macro _ctr_xor_n n
+.macro _ctr_xor_n n, fmt
 .irp i, 0,1,2,3,4,5,6,7
 .if \i < \n
-        _ctr_block      X\i, \i
+        _ctr_block      X\i, \i, \fmt
 .endif
 .endr
         add             $\n, CTRWD
@@ -301,6 +324,47 @@ AESFAST_END(aesfast_aesni_set_key)
 .endr
         add             $16*\n, IN
         add             $16*\n, OUT
+.endm
+
+/*
+ * The body of ctr32_xor (fmt=be) and ctr32le_xor (fmt=le): 8 blocks per iteration, then the
+ * 0..7 left as groups of 4, 2 and 1.
+ */
+.macro _ctr32_xor_body fmt
+        test            NBLOCKS, NBLOCKS
+        jz              .Lctr_ret_\fmt
+        _load_key
+        movdqu          (CTRP), X0
+        pxor            X0, IVK                 /* IVK = ctr ^ rk[0] */
+        _ctr_dword      \fmt
+        movl            4*.Lctr_dw(CTRP), CTRWD
+.ifc \fmt, be
+        bswap           CTRWD                   /* the counter, as an integer */
+.endif
+        movl            4*.Lctr_dw(KEY), K0W
+
+        sub             $8, NBLOCKS
+        jb              .Lctr_tail_\fmt
+.Lctr_loop_\fmt:                                /* 8 blocks per iteration */
+        _ctr_xor_n      8, \fmt
+        sub             $8, NBLOCKS
+        jae             .Lctr_loop_\fmt
+
+.Lctr_tail_\fmt:
+        /* NBLOCKS = blocks left - 8, so its low 3 bits are the blocks left (0..7). */
+        test            $4, NBLOCKSB
+        jz              .Lctr_tail2_\fmt
+        _ctr_xor_n      4, \fmt
+.Lctr_tail2_\fmt:
+        test            $2, NBLOCKSB
+        jz              .Lctr_tail1_\fmt
+        _ctr_xor_n      2, \fmt
+.Lctr_tail1_\fmt:
+        test            $1, NBLOCKSB
+        jz              .Lctr_ret_\fmt
+        _ctr_xor_n      1, \fmt
+.Lctr_ret_\fmt:
+        ret
 .endm
 
 /*
@@ -326,37 +390,18 @@ AESFAST_END(aesfast_aesni_encrypt_block)
  * ctr[12..15] modulo 2^32 (see aesfast_kernel.h). in == out is allowed; no alignment needed.
  */
 AESFAST_FUNC(aesfast_aesni_ctr32_xor)
-        test            NBLOCKS, NBLOCKS
-        jz              .Lctr_ret
-        _load_key
-        movdqu          (CTRP), X0
-        pxor            X0, IVK                 /* IVK = ctr ^ rk[0] */
-        movl            12(CTRP), CTRWD
-        bswap           CTRWD                   /* the counter, as an integer */
-        movl            12(KEY), K0W
-
-        sub             $8, NBLOCKS
-        jb              .Lctr_tail
-.Lctr_loop:                                     /* 8 blocks per iteration */
-        _ctr_xor_n      8
-        sub             $8, NBLOCKS
-        jae             .Lctr_loop
-
-.Lctr_tail:
-        /* NBLOCKS = blocks left - 8, so its low 3 bits are the blocks left (0..7). */
-        test            $4, NBLOCKSB
-        jz              .Lctr_tail2
-        _ctr_xor_n      4
-.Lctr_tail2:
-        test            $2, NBLOCKSB
-        jz              .Lctr_tail1
-        _ctr_xor_n      2
-.Lctr_tail1:
-        test            $1, NBLOCKSB
-        jz              .Lctr_ret
-        _ctr_xor_n      1
-.Lctr_ret:
-        ret
+        _ctr32_xor_body be
 AESFAST_END(aesfast_aesni_ctr32_xor)
+
+/*
+ * void aesfast_aesni_ctr32le_xor(const aesfast_key *key, const uint8_t ctr[16],
+ *                                const uint8_t *in, uint8_t *out, size_t nblocks);
+ *
+ * The same with GCM-SIV's counter: "+ i" is added to the little-endian uint32 in ctr[0..3]
+ * modulo 2^32; ctr[4..15] never change.
+ */
+AESFAST_FUNC(aesfast_aesni_ctr32le_xor)
+        _ctr32_xor_body le
+AESFAST_END(aesfast_aesni_ctr32le_xor)
 
 #endif /* __x86_64__ */
