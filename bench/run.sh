@@ -86,7 +86,7 @@ speed_check() {
       echo "bench/run.sh: openssl speed ($label) $mode did not run on aesfast" >&2
       return 1
     fi
-    printf '  %-12s %-34s %s\n' "$label" "-evp aes-128-gcm $mode:" \
+    printf '  %-14s %-24s %s\n' "$label" "-evp aes-128-gcm${mode:+ $mode}:" \
       "$(awk -v k="${n%k}" 'BEGIN { printf "%.2f GB/s at 16 KiB (aesfast)", k / 1e6 }')"
   done
 }
