@@ -58,10 +58,10 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aesfast-tls.XXXXXX")
 pids=()
 stop_servers() {
-  local p i
+  local p
   for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
   for p in "${pids[@]}"; do
-    for i in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
     if kill -0 "$p" 2>/dev/null; then
       kill -KILL -- "-$p" 2>/dev/null   # `timeout` leads its own process group: nginx's workers too
       kill -KILL "$p" 2>/dev/null
@@ -154,8 +154,8 @@ start_server() {
 
 # until_up PID SECONDS TEST...: poll TEST every 0.1 s while PID lives; 0 when TEST succeeded.
 until_up() {
-  local pid=$1 i
-  for i in $(seq $(($2 * 10))); do
+  local pid=$1
+  for _ in $(seq $(($2 * 10))); do
     "${@:3}" && return 0
     kill -0 "$pid" 2>/dev/null || return 1
     sleep 0.1
@@ -189,7 +189,6 @@ echo "tls_test: payload $size bytes, sha256 $want"
 
 ngx=$tmp/nginx
 start_nginx() {
-  local attempt
   for _ in 1 2 3; do
     nport=$(free_port)
     {
