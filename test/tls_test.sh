@@ -6,7 +6,9 @@
 #   1. nginx (Debian's, linked to the system OpenSSL 3.0) on loopback serves a file of 8 MiB and
 #      some bytes to curl (also 3.0) and takes the same file back by PUT;
 #   2. `openssl s_server -WWW` serves it to `openssl s_client`, with the system openssl (3.0) and,
-#      given OPENSSL35_TREE, with OpenSSL 3.5's apps/openssl.
+#      given OPENSSL35_TREE, with OpenSSL 3.5's apps/openssl: both ends on aesfast, and then each
+#      end on aesfast against a peer with the default provider alone (aesfast against itself
+#      could hide a mistake made the same way on both ends).
 # Each for TLS_AES_128_GCM_SHA256 and TLS_AES_256_GCM_SHA384 (TLS 1.3) and
 # ECDHE-ECDSA-AES128-GCM-SHA256 and ECDHE-ECDSA-AES256-GCM-SHA384 (TLS 1.2), with an ECDSA P-256
 # certificate made here. Every transfer must arrive whole (sha256 equal), the client must report
@@ -79,10 +81,13 @@ fail() { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL $*"; }
 show() { sed -e 's/^/     /' -e 200q "$@"; }      # a log, indented and bounded
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 
-# The cnf a deployment would use: default + aesfast, aesfast preferred for everything it offers.
+# The cnf a deployment would use: default + aesfast, aesfast preferred for everything it offers;
+# and one with the default provider alone, for the peer that checks aesfast against OpenSSL's GCM.
 cnf=$tmp/openssl.cnf
 if [ "$prov" = default ]; then write_cnf "$cnf" default ""
 else write_cnf "$cnf" "$prov" "$module" "?provider=$prov"; fi
+cnf_default=$tmp/default.cnf
+write_cnf "$cnf_default" default ""
 
 # ossl_cmd VERSION: sets the array oc to the command that runs the system openssl (30) or the 3.5
 # tree's (35); ossl VERSION ARGS... runs it.
@@ -139,14 +144,14 @@ proof() {
   pass "$label: aesfast keyed $alg $n time(s), kernel ${k% }"
 }
 
-# start_server DIR LOG PID_VAR CMD...: CMD in the background in DIR, bounded by `timeout`,
-# remembered for the trap, with AESFAST_DEBUG and the cnf in its environment; its stdout goes to
-# LOG.out, its stderr to LOG.err, and `timeout`'s pid (the leader of CMD's process group) to
-# PID_VAR.
+# start_server DIR CNF LOG PID_VAR CMD...: CMD in the background in DIR, bounded by `timeout`,
+# remembered for the trap, with AESFAST_DEBUG and OPENSSL_CONF=CNF in its environment; its stdout
+# goes to LOG.out, its stderr to LOG.err, and `timeout`'s pid (the leader of CMD's process group)
+# to PID_VAR.
 start_server() {
-  local dir=$1 log=$2 var=$3
-  shift 3
-  (cd "$dir" && AESFAST_DEBUG=1 OPENSSL_CONF=$cnf exec timeout -k 3 120 "$@") \
+  local dir=$1 scnf=$2 log=$3 var=$4
+  shift 4
+  (cd "$dir" && AESFAST_DEBUG=1 OPENSSL_CONF=$scnf exec timeout -k 3 120 "$@") \
     </dev/null >"$log.out" 2>"$log.err" &
   pids+=($!)
   printf -v "$var" %s $!
@@ -230,7 +235,7 @@ http {
 }
 EOF
     } >"$ngx/nginx.conf"
-    start_server "$ngx" "$tmp/nginx" ngx_pid "$nginx" -p "$ngx" -c "$ngx/nginx.conf" -e stderr
+    start_server "$ngx" "$cnf" "$tmp/nginx" ngx_pid "$nginx" -p "$ngx" -c "$ngx/nginx.conf" -e stderr
     if until_up "$ngx_pid" 10 port_open "$nport"; then return 0; fi
     if kill -0 "$ngx_pid" 2>/dev/null; then break; fi          # alive but not listening: give up
     grep -q 'Address already in use' "$tmp/nginx.err" || break  # another port only for that
@@ -304,53 +309,74 @@ fi
 
 # ---- 2. openssl s_server and s_client, each OpenSSL ----------------------------------------------
 
+# pair SERVER CLIENT SUITE VER ALG: s_server -WWW serves the payload to s_client once. SERVER and
+# CLIENT are VERSION:WHO, VERSION 30 or 35, WHO "a" (the cnf with aesfast) or "d" (the default
+# provider alone). aesfast against aesfast alone could hide a mistake made the same way on both
+# ends; the pairs with a default-only peer check aesfast's records against OpenSSL's own GCM.
+pair() {
+  local sv=${1%:*} sw=${1#*:} cv=${2%:*} cw=${2#*:} suite=$3 ver=$4 alg=$5
+  local scnf=$cnf ccnf=$cnf sname cname label log=$tmp/s_server opts total hdr crc coc
+  [ "$sw" = d ] && scnf=$cnf_default
+  [ "$cw" = d ] && ccnf=$cnf_default
+  sname=$(ossl "$sv" version | awk '{ print $2 }')/$prov
+  cname=$(ossl "$cv" version | awk '{ print $2 }')/$prov
+  [ "$sw" = d ] && sname=${sname%/*}/default
+  [ "$cw" = d ] && cname=${cname%/*}/default
+  label="s_server $sname->s_client $cname $suite"
+  if [ "$ver" = 1.3 ]; then opts=(-tls1_3 -ciphersuites "$suite")
+  else opts=(-tls1_2 -cipher "$suite"); fi
+  # -WWW serves files from the working directory; one connection, then it exits.
+  ossl_cmd "$sv"
+  start_server "$www" "$scnf" "$log" spid "${oc[@]}" s_server -accept 127.0.0.1:0 -naccept 1 \
+    -cert "$tmp/cert.pem" -key "$tmp/key.pem" -WWW "${opts[@]}"
+  if ! until_up "$spid" 10 accept_line "$log.out"; then
+    fail "$label: s_server did not start"; show "$log.out" "$log.err"; stop_servers; return
+  fi
+  sport=$(sed -n 's/^ACCEPT .*:\([0-9][0-9]*\)$/\1/p' "$log.out" | head -n1)
+  ossl_cmd "$cv"
+  coc=("${oc[@]}")
+  printf 'GET /payload HTTP/1.0\r\n\r\n' \
+    | AESFAST_DEBUG=1 OPENSSL_CONF=$ccnf timeout -k 3 40 "${coc[@]}" s_client \
+        -connect "127.0.0.1:$sport" -servername localhost -CAfile "$tmp/cert.pem" \
+        -verify_return_error -brief -ign_eof "${opts[@]}" >"$tmp/s_client.out" 2>"$tmp/s_client.err"
+  crc=$?
+  # The server ends by itself after its one connection; bounded.
+  for _ in $(seq 100); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$spid" 2>/dev/null; then fail "$label: s_server still running after the transfer"; fi
+  stop_servers
+  if [ $crc -ne 0 ]; then
+    fail "$label: s_client exit status $crc"; show "$tmp/s_client.err" "$log.err"; return
+  fi
+  # The response is "HTTP/1.0 200 ok", headers, a blank line, then the file.
+  total=$(stat -c %s "$tmp/s_client.out")
+  hdr=$((total - size))
+  if [ $hdr -gt 0 ] && head -n1 "$tmp/s_client.out" | grep -q '^HTTP/1.0 200' \
+     && [ "$(head -c "$hdr" "$tmp/s_client.out" | tail -c 4 | od -An -tx1 | tr -d ' \n')" = 0d0a0d0a ] \
+     && [ "$(tail -c "$size" "$tmp/s_client.out" | sha256sum | cut -d' ' -f1)" = "$want" ]; then
+    pass "$label: $size bytes, sha256 equal"
+  else
+    fail "$label: the response is not the payload ($total bytes)"; head -n3 "$tmp/s_client.out" | show
+  fi
+  if grep -q "^Protocol version: TLSv$ver\$" "$tmp/s_client.err" \
+     && grep -q "^Ciphersuite: $suite\$" "$tmp/s_client.err"; then
+    pass "$label: s_client negotiated TLSv$ver / $suite"
+  else
+    fail "$label: s_client did not negotiate TLSv$ver / $suite"
+    grep -E '^(Protocol version|Ciphersuite):' "$tmp/s_client.err" | show
+  fi
+  [ "$cw" = a ] && proof "$label: client (s_client)" "$tmp/s_client.err" "$alg"
+  [ "$sw" = a ] && proof "$label: server (s_server)" "$log.err" "$alg"
+  return 0
+}
+
 for v in "${versions[@]}"; do
-  vname=$(ossl "$v" version | awk '{ print $2 }')
   for s in "${suites[@]}"; do
     read -r suite ver alg <<<"$s"
-    if [ "$ver" = 1.3 ]; then opts=(-tls1_3 -ciphersuites "$suite")
-    else opts=(-tls1_2 -cipher "$suite"); fi
-    label="s_server->s_client $vname $suite"
-    log=$tmp/s_server
-    # -WWW serves files from the working directory; one connection, then it exits.
-    ossl_cmd "$v"
-    start_server "$www" "$log" spid "${oc[@]}" s_server -accept 127.0.0.1:0 -naccept 1 \
-      -cert "$tmp/cert.pem" -key "$tmp/key.pem" -WWW "${opts[@]}"
-    if ! until_up "$spid" 10 accept_line "$log.out"; then
-      fail "$label: s_server did not start"; show "$log.out" "$log.err"; stop_servers; continue
+    pair "$v:a" "$v:a" "$suite" "$ver" "$alg"
+    if [ "$prov" != default ]; then
+      pair "$v:a" "$v:d" "$suite" "$ver" "$alg"
+      pair "$v:d" "$v:a" "$suite" "$ver" "$alg"
     fi
-    sport=$(sed -n 's/^ACCEPT .*:\([0-9][0-9]*\)$/\1/p' "$log.out" | head -n1)
-    printf 'GET /payload HTTP/1.0\r\n\r\n' \
-      | AESFAST_DEBUG=1 OPENSSL_CONF=$cnf timeout -k 3 40 "${oc[@]}" s_client \
-          -connect "127.0.0.1:$sport" -servername localhost -CAfile "$tmp/cert.pem" \
-          -verify_return_error -brief -ign_eof "${opts[@]}" >"$tmp/s_client.out" 2>"$tmp/s_client.err"
-    crc=$?
-    # The server ends by itself after its one connection; bounded.
-    for _ in $(seq 100); do kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
-    if kill -0 "$spid" 2>/dev/null; then fail "$label: s_server still running after the transfer"; fi
-    stop_servers
-    if [ $crc -ne 0 ]; then
-      fail "$label: s_client exit status $crc"; show "$tmp/s_client.err" "$log.err"; continue
-    fi
-    # The response is "HTTP/1.0 200 ok", headers, a blank line, then the file.
-    total=$(stat -c %s "$tmp/s_client.out")
-    hdr=$((total - size))
-    if [ $hdr -gt 0 ] && head -n1 "$tmp/s_client.out" | grep -q '^HTTP/1.0 200' \
-       && [ "$(head -c "$hdr" "$tmp/s_client.out" | tail -c 4 | od -An -tx1 | tr -d ' \n')" = 0d0a0d0a ] \
-       && [ "$(tail -c "$size" "$tmp/s_client.out" | sha256sum | cut -d' ' -f1)" = "$want" ]; then
-      pass "$label: $size bytes, sha256 equal"
-    else
-      fail "$label: the response is not the payload ($total bytes)"; head -n3 "$tmp/s_client.out" | show
-    fi
-    if grep -q "^Protocol version: TLSv$ver\$" "$tmp/s_client.err" \
-       && grep -q "^Ciphersuite: $suite\$" "$tmp/s_client.err"; then
-      pass "$label: s_client negotiated TLSv$ver / $suite"
-    else
-      fail "$label: s_client did not negotiate TLSv$ver / $suite"
-      grep -E '^(Protocol version|Ciphersuite):' "$tmp/s_client.err" | show
-    fi
-    proof "$label: client (s_client)" "$tmp/s_client.err" "$alg"
-    proof "$label: server (s_server)" "$log.err" "$alg"
   done
 done
 
