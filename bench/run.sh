@@ -69,9 +69,10 @@ speed_check() {
   local popts=(-provider-path build -provider aesfast -provider default)
   if "$@" speed -help 2>&1 | grep -q -- '-propquery'; then
     popts+=(-propquery provider=aesfast)
-  else # no -propquery: the same choice through a cnf's default properties
+  else # no -propquery: the same preference through a cnf's default properties (a "?" one:
+       # a hard "provider=aesfast" would leave libcrypto without a random generator)
     cnf=build/aesfast-speed.cnf
-    write_cnf "$cnf" aesfast "$PWD/build/aesfast.so" provider=aesfast
+    write_cnf "$cnf" aesfast "$PWD/build/aesfast.so" "?provider=aesfast"
     popts=()
   fi
   for mode in "" -aead; do
