@@ -151,6 +151,10 @@ proof() {
 start_server() {
   local dir=$1 scnf=$2 log=$3 var=$4
   shift 4
+  # Emptied here, not by the redirection below, which happens in the child some time after the
+  # fork: a caller polling LOG.out must not read the previous server's lines.
+  : >"$log.out"
+  : >"$log.err"
   (cd "$dir" && AESFAST_DEBUG=1 OPENSSL_CONF=$scnf exec timeout -k 3 120 "$@") \
     </dev/null >"$log.out" 2>"$log.err" &
   pids+=($!)
