@@ -37,17 +37,20 @@ by instruction on modeled registers (16 GPRs, 32 vector registers of 512 bits, k
     misaligned at random, so an aligned access to them faults;
   - the ABI: rbx, rbp, r12-r15 and rsp are preserved, ret pops the caller's return address, and
     VZEROUPPER was done; the 256-bit functions use no EVEX encoding, zmm, xmm16-31 or mask
-    register; no function needs a CPU feature provider/dispatch.c does not check for its tier.
+    register; no function needs a CPU feature provider/dispatch.c does not check for its tier;
+  - constant time (the check valgrind cannot do for VAES): for each function and block counts
+    0..64, two calls with the same lengths and buffer addresses but other key, H, acc, counter
+    and data execute the same instruction sequence and make the same memory accesses.
 Prints "vaes_model: N passed, M failed (FUNCTION)"; exits 0 if all passed, 1 otherwise, and 77
 (skipped) when FUNCTION is still a placeholder (endbr64; ud2).
 
 Limits: it models only the mnemonics and operand forms listed in HANDLERS. Anything else fails
 the test and names the instruction: extend the model, never skip. The model is itself code that
-could be wrong: its AES round is checked against libcrypto at start-up; every VEX instruction form
-it models is compared with this CPU (--snippets), and the 256-bit kernels run on both (--native);
-the EVEX-only forms (masks, VPTERNLOG, zmm lane shuffles), which no CPU here runs, are checked
-against known answers derived independently (known_answers()). Functional only: nothing about
-speed or constant time.
+could be wrong: its AES round is checked against libcrypto at start-up; the VEX instruction forms
+it models are compared with this CPU (--snippets: all that the kernels use, and more), and the
+256-bit kernels run on both (--native); the EVEX-only forms (masks, VPTERNLOG, zmm lane shuffles,
+k registers), which no CPU here runs, are checked against known answers built another way
+(known_answers()). Nothing about speed.
 """
 import ctypes
 import os
@@ -432,6 +435,7 @@ class Region:
 class Memory:
     def __init__(self, regions):
         self.regions = regions
+        self.trace = None          # a list: every access's (address, size) is appended
 
     def region(self, kind, addr, n):
         for r in self.regions:
@@ -442,6 +446,8 @@ class Memory:
                     % (kind, n, near.name, addr - near.start, near.name, len(near.data)))
 
     def read(self, addr, n):
+        if self.trace is not None:
+            self.trace.append((addr, n))
         r = self.region('read', addr, n)
         o = addr - r.start
         if r.valid.find(0, o, o + n) >= 0:
@@ -450,6 +456,8 @@ class Memory:
         return bytes(r.data[o:o + n])
 
     def write(self, addr, value):
+        if self.trace is not None:
+            self.trace.append((addr, -len(value)))
         r = self.region('write', addr, len(value))
         o = addr - r.start
         if not r.writable:
@@ -488,12 +496,15 @@ class Machine:
         self.flags = dict(cf=None, zf=None, sf=None, of=None)   # None: undefined
         self.upper_dirty = False                  # ymm/zmm0-15 written since the last VZEROUPPER
         self.insn, self.steps = None, 0
+        self.pcs = None            # a list: the index of every instruction executed is appended
 
     def run(self, check_abi=True):
         saved, entry_rsp = {r: self.gpr[r] for r in CALLEE_SAVED}, self.gpr['rsp']
         pc = 0
         for self.steps in range(MAX_STEPS):
             insn = self.insn = self.insns[pc]
+            if self.pcs is not None:
+                self.pcs.append(pc)
             try:
                 jump = HANDLERS[insn.mnemonic](self, *insn.operands)
             except (Fault, ModelError) as e:
@@ -1063,7 +1074,7 @@ MASKED_LOADS = {m for m in MASKABLE if m.startswith('vmovdqu') or m.startswith('
 STACK_TOP = 0x7ff08         # rsp at entry: rsp + 8 is 16-byte aligned, as SysV requires
 
 
-def call(fn, args, regions, rng, check_abi=True):
+def call(fn, args, regions, rng, check_abi=True, trace=False):
     """Runs FN(*args) on a fresh machine with `regions` (the buffers) and FN's data sections;
     returns the machine. Arguments 7 and up go on the stack above the return address."""
     insns, sections = fn
@@ -1078,6 +1089,8 @@ def call(fn, args, regions, rng, check_abi=True):
     machine = Machine(insns, Memory(regions + stack + data), rng)
     machine.gpr.update(zip(ARG_REGS, args))
     machine.gpr['rsp'] = STACK_TOP
+    if trace:
+        machine.pcs, machine.mem.trace = [], []
     machine.run(check_abi)
     return machine
 
@@ -1296,6 +1309,67 @@ class Tester:
         return self.compare_blocks('out', out, expected[0]) or (
             None if a == expected[1] else 'wrong acc: got %s, expected %s' % (a.hex(),
                                                                                expected[1].hex()))
+
+
+def ct_case(t, what, key_len, nblocks, in_place):
+    """Constant time: two calls with the same lengths and buffer addresses but other key, H, acc,
+    counter and data must execute the same instructions and touch the same addresses."""
+    rng, traces = t.rng, []
+    offsets = [rng.randrange(64) for _ in range(6)]
+    fname = 'ghash_init' if what == 'ghash_init' else what
+    for _ in range(2):
+        key, h = rng.randbytes(key_len), rng.randbytes(16)
+        at = lambda i, base: base + offsets[i]
+        acc = Region('acc', at(0, 0x28000), rng.randbytes(16), writable=True)
+        ctr = Region('ctr', at(1, 0x30000), rng.randbytes(16))
+        inb = Region('in', at(2, 0x40000), rng.randbytes(16 * nblocks), writable=in_place)
+        out = inb if in_place else Region('out', at(3, 0x60000), bytes(16 * nblocks),
+                                          readable=False, writable=True)
+        hb = Region('h', at(4, 0x24000), h)
+        bufs = [inb] + ([] if in_place else [out])
+        if what == 'ghash_init':
+            regions = [hb, Region('hkey', HKEY_ADDR, bytes(1024), readable=False, writable=True)]
+            args = [HKEY_ADDR, hb.start]
+        elif what == 'ctr32_xor':
+            regions, args = key_regions(key) + [ctr] + bufs, [KEY_ADDR, ctr.start, inb.start,
+                                                              out.start, nblocks]
+        elif what == 'ghash':
+            regions, args = [t.hkey_region(h), acc, inb], [HKEY_ADDR, acc.start, inb.start,
+                                                           nblocks]
+        else:
+            regions = key_regions(key) + [t.hkey_region(h), acc, ctr] + bufs
+            args = [KEY_ADDR, HKEY_ADDR, acc.start, ctr.start, inb.start, out.start, nblocks]
+        try:
+            m = call(t.fns[fname], args, regions, rng, trace=True)
+        except Fault as e:
+            return str(e)
+        traces.append((m.pcs, m.mem.trace))
+    (pcs1, mem1), (pcs2, mem2) = traces
+    if pcs1 != pcs2:
+        step = next((i for i, (a, b) in enumerate(zip(pcs1, pcs2)) if a != b), min(len(pcs1),
+                                                                                  len(pcs2)))
+        insn = t.fns[fname][0][pcs1[step - 1] if step else 0]
+        return 'control flow depends on secrets: the runs diverge after step %d (%s)' % (
+            step, insn.text)
+    if mem1 != mem2:
+        i = next((i for i, (a, b) in enumerate(zip(mem1, mem2)) if a != b), 0)
+        return 'memory addresses depend on secrets: access %d differs (%#x vs %#x)' % (
+            i, mem1[i][0], mem2[i][0])
+    return None
+
+
+def test_constant_time(t, what):
+    counts = [0, 1, 2, 3, 4, 5, 8, 15, 16, 17, 31, 32, 33, 47, 64]
+    if what == 'ghash_init':
+        t.result('constant time', ct_case(t, what, 16, 0, False))
+        return
+    for key_len in ((16, 24, 32) if what not in ('ghash',) else (16,)):
+        for case, nblocks in enumerate(counts):
+            in_place = case % 3 == 1
+            t.result('constant time%s nblocks=%d%s' % (
+                '' if what == 'ghash' else ' AES-%d' % (8 * key_len), nblocks,
+                ' in place' if in_place else ''),
+                     ct_case(t, what, key_len, nblocks, in_place))
 
 
 def random_ctr(rng, case, nblocks):
@@ -1581,6 +1655,7 @@ def main(argv):
             t = Tester(fns, openssl, rng, native)
             t.tables = {}
             test_function(t, what)
+            test_constant_time(t, what)
             passed, failed = t.passed, t.failed
     except ModelError as e:
         print('vaes_model: error: %s' % e)
