@@ -47,8 +47,10 @@
  *   of every 256-bit product (LO = a_lo b_lo, HI = a_hi b_hi, MI = the middle) are added in
  *   accumulators whose lanes are reduced together and only then XORed into one lane.
  *   Products use Karatsuba: MI = (a_lo ^ a_hi)(b_lo ^ b_hi) ^ LO ^ HI, 3 VPCLMULQDQ per vector
- *   instead of 4 (VPCLMULQDQ competes with VAESENC for the same two FP ports on Zen 3); the
- *   ^ LO ^ HI is done once per 16 blocks, on the sums.
+ *   instead of 4 for two more cheap XOR/shuffle operations; the ^ LO ^ HI is done once per 16
+ *   blocks, on the sums. (On Zen 3 a ymm VPCLMULQDQ costs about four times a VAESENC in
+ *   throughput, measured, and the stitched loop is bound by its 26 VPCLMULQDQs, not by AES:
+ *   replacing every VAESENC by a VPXOR leaves its speed unchanged.)
  *
  * The hash-key table (aesfast_hash_key.tbl, 1024 bytes, 16-byte aligned only)
  *     bytes   0..255   H'^16, H'^15, ..., H'^1 (16 bytes each): the vector for blocks
@@ -61,7 +63,10 @@
  * Stitching
  *   Each iteration runs AES on 16 counter blocks (8 ymm or 4 zmm) and GHASH on 16 blocks; the
  *   GHASH steps (one vector of blocks each, then the reduction) are spread over the 9 AES rounds
- *   that every key size has, so that the VAESENC and VPCLMULQDQ streams interleave. Seal hashes
+ *   that every key size has, so that the VAESENC and VPCLMULQDQ streams interleave. (A loop per
+ *   key size, spreading them over all 13 rounds of AES-256, measured no faster.) Step 0, the
+ *   one that takes in the previous hash state, runs last, so the chain from one group's hash
+ *   state to the next is one multiply and the reduction. Seal hashes
  *   the ciphertext of the previous iteration (read back from out) while encrypting the next:
  *   the first 16 blocks are encrypted alone, the last 16 hashed alone. Open hashes the current
  *   ciphertext while decrypting it; all loads of an iteration precede its stores, so in == out
@@ -83,9 +88,9 @@
  * Register roles in the GCM macros (V = ymm or zmm, as set by _set_veclen in vaes_macros.h):
  *   V0-V7 (V0-V3)  AES states                  V8   RKT: the current round key (256-bit)
  *   V9   CTR: next counters, native form       V10  GLO: sum of the LO products
- *   V11  GMI: sum of the middle products       V12  GHI: sum of the HI products; the hash state
+ *   V11  GMI: sum of the middle products       V12  GHI: sum of the HI products
  *   V13  GD: a vector of data blocks           V14  GT: products and temporaries
- *   V15  GBSWAP: the byte-reversal mask        V0   GACC2: the hash state in _ghash_tail
+ *   V15  GACC: the hash state (lane 0; the other lanes zero)
  *   The CTR tail uses the roles of vaes.S; the hash state is kept in *acc across it.
  */
 
@@ -149,6 +154,9 @@
 /* Byte indices 15..0: reverses a block (SP 800-38D order <-> the 128-bit integer A). */
 .Lbswap128:
         .byte 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
+        .byte 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
+        .byte 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
+        .byte 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
 
 /* _set_veclen's roles plus the GCM ones (see the top of this file). */
 .macro _set_gcm_veclen vl
@@ -159,14 +167,12 @@
         .set            GHI, V12
         .set            GD, V13
         .set            GT, V14
-        .set            GBSWAP, V15
-        .set            GACC2, V0
-        .set            GHI_X, %xmm12
+        .set            GACC, V15
+        .set            GACC_X, %xmm15
         .set            GHI_Y, %ymm12
         .set            GD_X, %xmm13
         .set            GT_X, %xmm14
         .set            GT_Y, %ymm14
-        .set            GBSWAP_X, %xmm15
 .endm
 
 /* \dst ^= \a ^ \b: one VPTERNLOGD (0x96 = three-way XOR) on zmm, two VPXORs on ymm. */
@@ -183,21 +189,21 @@
 /* GHASH                                                                                      */
 /* ------------------------------------------------------------------------------------------ */
 
-/* GHI = the hash state from *acc as the integer A, in lane 0 (other lanes zero). */
+/* GACC = the hash state from *acc as the integer A, in lane 0 (other lanes zero). */
 .macro _load_acc
-        vmovdqu         (ACCP), GHI_X           /* VEX: clears the rest of the register */
-        vpshufb         GBSWAP_X, GHI_X, GHI_X
+        vmovdqu         (ACCP), GACC_X          /* VEX: clears the rest of the register */
+        vpshufb         .Lbswap128(%rip), GACC_X, GACC_X
 .endm
 
-/* *acc = lane 0 of GHI in SP 800-38D byte order. */
+/* *acc = lane 0 of GACC in SP 800-38D byte order. */
 .macro _store_acc
-        vpshufb         GBSWAP_X, GHI_X, GT_X
+        vpshufb         .Lbswap128(%rip), GACC_X, GT_X
         vmovdqu         GT_X, (ACCP)
 .endm
 
 /*
  * GD (blocks as integers) times the powers at \disp(\hk) (Karatsuba terms 256 bytes on), lane by
- * lane, added to GLO/GMI/GHI; \first = 1 writes the sums instead (GHI is then read as nothing).
+ * lane, added to GLO/GMI/GHI; \first = 1 writes the sums instead.
  * GMI gets the raw Karatsuba product (a_lo ^ a_hi)(b_lo ^ b_hi); _ghash_reduce fixes it.
  * In AT&T order VPCLMULQDQ is (imm, src2, src1, dst): imm bit 0 picks src1's qword, bit 4 src2's.
  */
@@ -220,21 +226,26 @@
 .endif
 .endm
 
-/* Step \i of a 16-block group at \off(\src): vector \i of the blocks times vector \i of
- * H'^16..H'^1; step 0 adds the hash state (GHI, lane 0) into block 0 first. */
+/*
+ * Step \i of a 16-block group at \off(\src): vector \i of the blocks times vector \i of
+ * H'^16..H'^1. Step 0 adds the hash state (GHI, lane 0) into block 0 first, so it is the only
+ * step that waits for the previous group's reduction: the steps run in the order 1, 2, ...,
+ * NV-1, 0 (step 1 writing the sums), and only step 0 and the reduction are on the chain from
+ * one group's hash state to the next.
+ */
 .macro _ghash_step i, src, off
         _vmovdqu        \off+\i*VL(\src), GD
-        vpshufb         GBSWAP, GD, GD
+        vpshufb         .Lbswap128(%rip), GD, GD  /* blocks -> integers */
 .if \i == 0
-        _vpxor          GHI, GD, GD
-        _ghash_mul_acc  HKEY, 0, 1
+        _vpxor          GACC, GD, GD
+        _ghash_mul_acc  HKEY, 0, 0
 .else
-        _ghash_mul_acc  HKEY, \i*VL, 0
+        _ghash_mul_acc  HKEY, \i*VL, (\i == 1)
 .endif
 .endm
 
 /*
- * GHI (lane 0) = GLO/GMI/GHI reduced and summed over the lanes: the Karatsuba fix, then two
+ * GACC (lane 0) = GLO/GMI/GHI reduced and summed over the lanes: the Karatsuba fix, then two
  * Montgomery folds (see the top of this file), each lane on its own, then the lanes XORed.
  * With the 256-bit product Z in LO (bits 0..127), MI (64..191) and HI (128..255):
  *   fold 1: LO's low qword L0 is cleared by adding L0 * P' * 1: L0 * C lands on bits 64..190
@@ -254,26 +265,26 @@
         vpxor           GT_Y, GHI_Y, GHI_Y              /* VEX: clears bits 256..511 */
 .endif
         vextracti128    $1, GHI_Y, GT_X                 /* lane 1 onto lane 0 */
-        vpxor           GT_X, GHI_X, GHI_X              /* VEX: lane 0 only */
+        vpxor           GT_X, %xmm12, GACC_X            /* VEX: lane 0 only */
 .endm
 
 /* GHASH of one whole 16-block group at \off(\src), unstitched. */
 .macro _ghash_group src, off
-.irp i, 0,1,2,3,4,5,6,7
+.irp i, 1,2,3,4,5,6,7
 .if \i < NV
         _ghash_step     \i, \src, \off
 .endif
 .endr
+        _ghash_step     0, \src, \off
         _ghash_reduce
 .endm
 
 /*
- * GHASH of GCNT = 1..15 blocks at GSRC into GHI: vector by vector against the powers from
+ * GHASH of GCNT = 1..15 blocks at GSRC into GACC: vector by vector against the powers from
  * H'^GCNT on (GHP), the last partial vector loaded with its missing lanes zeroed. Advances GSRC
- * and GHP; clobbers GCNT, GTMPQ, GACC2, and k1 on zmm.
+ * and GHP; clobbers GCNT, GTMPQ, and k1 on zmm.
  */
 .macro _ghash_tail
-        _vmovdqa        GHI, GACC2              /* hash state, lane 0 */
         _vpxor          GLO, GLO, GLO
         _vpxor          GMI, GMI, GMI
         _vpxor          GHI, GHI, GHI
@@ -285,9 +296,9 @@
         cmp             $BPV, GCNT
         jb              .Lgt_part\@
         _vmovdqu        (GSRC), GD
-        vpshufb         GBSWAP, GD, GD
-        _vpxor          GACC2, GD, GD           /* the state into the first block ... */
-        _vpxor          GACC2, GACC2, GACC2     /* ... and only there */
+        vpshufb         .Lbswap128(%rip), GD, GD  /* blocks -> integers */
+        _vpxor          GACC, GD, GD            /* the state into the first block ... */
+        _vpxor          GACC, GACC, GACC        /* ... and only there */
         _ghash_mul_acc  GHP, 0, 0
         add             $VL, GSRC
         add             $VL, GHP
@@ -304,8 +315,8 @@
         kmovq           GTMPQ, %k1
         vmovdqu8        (GSRC), %zmm13{%k1}{z}  /* GD; masked-off bytes are zero, never read */
 .endif
-        vpshufb         GBSWAP, GD, GD
-        _vpxor          GACC2, GD, GD
+        vpshufb         .Lbswap128(%rip), GD, GD  /* blocks -> integers */
+        _vpxor          GACC, GD, GD
         _ghash_mul_acc  GHP, 0, 0
 .Lgt_reduce\@:
         _ghash_reduce
@@ -315,7 +326,6 @@
 .macro _ghash_fn
         test            GCNT, GCNT
         jz              .Lret\@
-        _vbroadcasti128 .Lbswap128(%rip), GBSWAP
         _load_acc
         sub             $16, GCNT
         jb              .Ltail\@
@@ -398,12 +408,12 @@
 .endif
 .endm
 
-/* GHASH work item \k (0..8, after AES round RKEND-(9-k)) for mode \mode: steps 0..NV-1 spread
- * evenly over the slots, the reduction in the last one. */
+/* GHASH work item \k (0..8, after AES round RKEND-(9-k)) for mode \mode: the steps, in the order
+ * 1..NV-1, 0, spread evenly over the slots, the reduction in the last one. */
 .macro _ghash_slot mode, k
 .if \mode != 0
 .irp i, 0,1,2,3,4,5,6,7
-.if (\i < NV) && ((\k) * NV == \i * 8)
+.if (\i < NV) && ((\k) * NV == ((\i + NV - 1) % NV) * 8)
 .if \mode == 1
         _ghash_step     \i, OUT, -256           /* seal: the previous 16 ciphertext blocks */
 .else
@@ -476,7 +486,6 @@
         jz              .Lret\@
         _load_key                               /* before the GHASH registers: on ymm they */
         _ctr_init       ctr32                   /* share registers with the key and counter */
-        _vbroadcasti128 .Lbswap128(%rip), GBSWAP
         _load_acc
         sub             $16, NBLOCKS
         jb              .Ltail\@
@@ -505,7 +514,6 @@
         _load_key
         _ctr_consts     ctr32
         _ctr_xor_tail_any ctr32, NV
-        _vbroadcasti128 .Lbswap128(%rip), GBSWAP
         _load_acc
         mov             8(%rsp), GCNT
         and             $15, GCNT

@@ -46,6 +46,8 @@
  *   (ymm and xmm stores, which work in both variants; nothing is read or written past the
  *   buffers).
  *
+ * The macros below the argument names live in vaes_macros.h, which gcm_vaes.S shares.
+ *
  * Register roles (V = ymm in the 256-bit variant, zmm in the 512-bit one):
  *   rdi KEY, rsi CTRP, rdx IN, rcx OUT, r8 NBLOCKS (arguments), eax ROUNDS, r9 RKEND
  *   V0-V7   blocks in flight                  V8   RKT: the current round key (256-bit only)
@@ -73,7 +75,6 @@
 .set RKEND,     %r9     /* &key->rk[16 * rounds], the last round key */
 
 #include "vaes_macros.h"
-
 
 /*
  * The body of aesfast_vaes_*_ctr32_xor(const aesfast_key *key, const uint8_t ctr[16],
