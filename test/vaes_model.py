@@ -3,7 +3,7 @@
 vaes_model.py OBJECT FUNCTION [--native SO]: runs one of the VAES tiers' kernels
 (kernels/amd64/vaes.S, kernels/amd64/gcm_vaes.S) on a model of the x86-64 instructions they use,
 and checks it against independent references.
-vaes_model.py --snippets SNIPPETS SO: checks the model itself against this CPU.
+vaes_model.py --snippets SNIPPETS SO [KERNELS]: checks the model itself against this CPU.
 
   OBJECT    an ELF object, or a static library (plain or thin) with a member that defines FUNCTION
   FUNCTION  aesfast_vaes_avx512_X or aesfast_vaes_avx2_X, X one of ctr32_xor, ghash_init, ghash,
@@ -14,7 +14,8 @@ vaes_model.py --snippets SNIPPETS SO: checks the model itself against this CPU.
             equal the model's byte for byte (skipped, with a note, on a CPU without the features)
   --snippets  runs every vaes_model_snip_* function of SNIPPETS (test/vaes_model_snippets.S: short
             sequences of each VEX instruction, immediate and operand form the model knows) on the
-            model and on this CPU from the same random states, and compares the states
+            model and on this CPU from the same random states, and compares the states; given
+            KERNELS (kernels_lib), fails if a 256-bit kernel uses a form that no snippet has
 
 Why: the 512-bit kernels need AVX-512, which neither our x86-64 machines nor qemu 7.2 provide, so
 no real test can run them. This script disassembles FUNCTION with objdump, executes it instruction
@@ -1441,9 +1442,29 @@ def test_function(t, what):
 STATE_ADDR, STATE_BYTES = 0x48000, 1024
 
 
-def run_snippets(path, so, tmpdir, rng):
-    """Every vaes_model_snip_* function, on the model and on this CPU, from the same states."""
+def instruction_forms(path, prefix, tmpdir):
+    """{(mnemonic, operand kinds)} of the functions of PATH whose name starts with prefix."""
+    forms = {}
+    for obj in archive_members(path, tmpdir):
+        for name in defined_functions(obj):
+            if name.startswith(prefix):
+                for insn in load_function(obj, name, tmpdir, avx2_only=False)[0]:
+                    kinds = tuple('%s%d' % (type(o).__name__, o.width) if isinstance(o, Vec) else
+                                  type(o).__name__ for o in insn.operands)
+                    forms.setdefault((insn.mnemonic, kinds), insn.text)
+    return forms
+
+
+def run_snippets(path, so, tmpdir, rng, kernels=None):
+    """Every vaes_model_snip_* function, on the model and on this CPU, from the same states;
+    with kernels, also that the snippets use every instruction form of the 256-bit kernels."""
     passed = failed = 0
+    if kernels:
+        covered = instruction_forms(path, 'vaes_model_snip_', tmpdir)
+        for form, text in sorted(instruction_forms(kernels, 'aesfast_vaes_avx2_', tmpdir).items()):
+            if form not in covered and form[0] not in ('endbr64', 'ret', 'nop', 'jmp', 'ud2'):
+                print('FAIL %s: a form of a 256-bit kernel that no snippet checks' % text)
+                failed += 1
     lib = ctypes.CDLL(os.path.abspath(so))
     for obj in archive_members(path, tmpdir):
         for name in defined_functions(obj):
@@ -1610,8 +1631,8 @@ def main(argv):
     try:
         with tempfile.TemporaryDirectory() as tmpdir:
             if args and args[0] == '--snippets':
-                if len(args) != 3:
-                    sys.exit('usage: vaes_model.py --snippets SNIPPETS SO')
+                if len(args) not in (3, 4):
+                    sys.exit('usage: vaes_model.py --snippets SNIPPETS SO [KERNELS]')
                 problems = known_answers(rng)
                 for p in problems:
                     print('FAIL known answer %s' % p)
@@ -1620,7 +1641,8 @@ def main(argv):
                           ' answers ran')
                     passed, failed = 1 - bool(problems), len(problems)
                 else:
-                    passed, failed = run_snippets(args[1], args[2], tmpdir, rng)
+                    passed, failed = run_snippets(args[1], args[2], tmpdir, rng,
+                                                  args[3] if len(args) == 4 else None)
                     passed, failed = passed + (not problems), failed + len(problems)
                 print('vaes_model: %d passed, %d failed (snippets and known answers)'
                       % (passed, failed))

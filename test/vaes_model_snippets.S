@@ -59,12 +59,25 @@ SNIP clmul
         vpclmulqdq      $0x01, %xmm8, %xmm9, %xmm10
         vpclmulqdq      $0x10, MEM+32(%rdi), %xmm9, %xmm11
         vpclmulqdq      $0x00, %xmm12, %xmm12, %xmm12
+        vpclmulqdq      $0x11, %xmm13, %xmm14, %xmm15
+        vpclmulqdq      $0x00, %xmm13, %xmm14, %xmm0
+        vpclmulqdq      $0x10, %xmm13, %xmm14, %xmm1
 ENDSNIP clmul
+
+SNIP clmul_mem
+        vpclmulqdq      $0x00, MEM(%rdi), %ymm1, %ymm2
+        vpclmulqdq      $0x01, MEM(%rdi), %ymm1, %ymm3
+        vpclmulqdq      $0x10, MEM(%rdi), %ymm1, %ymm4
+        vpclmulqdq      $0x00, MEM+16(%rdi), %xmm1, %xmm5
+        vpclmulqdq      $0x01, MEM+16(%rdi), %xmm1, %xmm6
+        vpclmulqdq      $0x11, MEM+16(%rdi), %xmm1, %xmm7
+ENDSNIP clmul_mem
 
 SNIP shufb
         vpshufb         %ymm1, %ymm2, %ymm3
         vpshufb         %xmm4, %xmm5, %xmm6
         vpshufb         MEM(%rdi), %ymm7, %ymm8
+        vpshufb         MEM+16(%rdi), %xmm9, %xmm10
 ENDSNIP shufb
 
 SNIP shufd
@@ -101,6 +114,10 @@ SNIP shift\imm
         vpslld          $\imm, %ymm1, %ymm5
         vpsrad          $\imm, %ymm1, %ymm6
         vpsrlq          $\imm, %xmm7, %xmm8
+        vpsllq          $\imm, %xmm7, %xmm9
+        vpsrad          $\imm, %xmm7, %xmm12
+        vpslld          $\imm, %xmm7, %xmm13
+        vpsrld          $\imm, %xmm7, %xmm14
         vpsrlw          $\imm, %ymm1, %ymm10
         vpsllw          $\imm, %ymm1, %ymm11
 ENDSNIP shift\imm
@@ -127,6 +144,10 @@ SNIP logic
         vpxor           %xmm7, %xmm8, %xmm9
         vpxor           MEM(%rdi), %ymm10, %ymm11
         vpandn          MEM(%rdi), %xmm12, %xmm13
+        vpand           MEM+16(%rdi), %xmm14, %xmm15
+        vpxor           MEM+32(%rdi), %xmm0, %xmm1
+        vpor            MEM+48(%rdi), %xmm2, %xmm2
+        vpand           MEM(%rdi), %ymm4, %ymm4
 ENDSNIP logic
 
 SNIP arith
@@ -192,6 +213,8 @@ SNIP moves
         vmovdqu         %xmm4, MEM+90(%rdi)
         vmovdqu         %ymm5, %ymm6
         vmovdqu         %xmm7, %xmm8
+        vmovdqa         %ymm12, %ymm13
+        vmovdqa         %xmm14, %xmm15
         lea             MEM+64(%rdi), %rax
         and             $-32, %rax
         vmovdqa         (%rax), %ymm9
@@ -353,6 +376,17 @@ ENDSNIP jcc_\cc
 .endr
 
 SNIP gpr
+        cmp             $37, %rax
+        setb            MEM+200(%rdi)
+        cmp             $-2, %ecx
+        seta            MEM+201(%rdi)
+        test            $0x80, %dl
+        setnz           MEM+202(%rdi)
+        test            $15, %r11
+        sete            MEM+203(%rdi)
+        jmp             1f
+        mov             $5, %rax
+1:
         lea             16(%rax,%rcx,8), %rdx
         lea             -0x40(%rcx), %rsi
         lea             (,%r8,4), %r9
@@ -371,3 +405,14 @@ SNIP gpr
         pop             %rax
         pop             %rdx
 ENDSNIP gpr
+        cmp             $37, %rax
+        setb            MEM+200(%rdi)
+        cmp             $-2, %ecx
+        seta            MEM+201(%rdi)
+        test            $0x80, %dl
+        setnz           MEM+202(%rdi)
+        test            $15, %r11
+        sete            MEM+203(%rdi)
+        jmp             1f
+        mov             $5, %rax
+1:
