@@ -1413,6 +1413,10 @@ def test_function(t, what):
                          t.ghash_case(hs[0], acc, data[:16 * n1]))
                 t.result('split %d+%d, second call' % (n1, n2),
                          t.ghash_case(hs[0], mid, data[16 * n1:]))
+            for case in range(12):                  # random lengths and H
+                h, nblocks = rng.randbytes(16), rng.randrange(301)
+                t.result('H=%s nblocks=%d' % (h.hex(), nblocks),
+                         t.ghash_case(h, rng.randbytes(16), rng.randbytes(16 * nblocks)))
     else:
         for key_len in (16, 24, 32):
             key = rng.randbytes(key_len)
@@ -1435,6 +1439,18 @@ def test_function(t, what):
                 t.result('AES-%d split %s ctr=%s' % (8 * key_len, '+'.join(map(str, splits)),
                                                      ctr.hex()),
                          t.gcm_case(what, key, h, rng.randbytes(16), ctr, splits, case % 3 == 0))
+        # Random lengths, split at random into 1..4 calls (fixed seed: the same every run).
+        for case in range(12):
+            key = rng.randbytes(rng.choice((16, 24, 32)))
+            h = t.openssl.ecb_encrypt(key, bytes(16))
+            cuts = sorted(rng.randrange(301) for _ in range(rng.randrange(4)))
+            splits = [b - a for a, b in zip([0] + cuts, cuts + [rng.randrange(cuts[-1] if cuts
+                                                                             else 0, 301)])]
+            ctr, in_place = random_ctr(rng, case, sum(splits)), rng.random() < 0.3
+            t.result('AES-%d random split %s ctr=%s%s' % (
+                8 * len(key), '+'.join(map(str, splits)), ctr.hex(),
+                ' in place' if in_place else ''),
+                t.gcm_case(what, key, h, rng.randbytes(16), ctr, splits, in_place))
 
 
 # ---- The model against the CPU, and against known answers ---------------------------------------
