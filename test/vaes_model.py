@@ -362,7 +362,10 @@ def load_function(obj, function, tmpdir, avx2_only):
             mnemonic, size = mnemonic[:-1], {'b': 8, 'w': 16, 'l': 32, 'q': 64}[mnemonic[-1]]
         prefixes = [b for b in raw if b in ('66', 'f2', 'f3', '67', '2e', '3e')]
         evex = raw[len(prefixes)] == '62'
-        insns.append(Insn(addr, mnemonic, operands, line.strip(), evex, mask, zero, size))
+        shown = '%x: %s %s' % (addr, m.group(3), m.group(4))
+        insns.append(Insn(addr, mnemonic, operands, shown.strip(), evex, mask, zero, size))
+    while insns and insns[-1].mnemonic == 'nop':   # padding up to the next function
+        insns.pop()
     if not insns or insns[-1].mnemonic not in ('ret', 'ud2', 'jmp'):
         raise ModelError('%s: %s not found, or does not end with ret' % (obj, function))
     sections = {}
@@ -1518,6 +1521,40 @@ def run_snippets(path, so, tmpdir, rng, kernels=None):
     return passed, failed
 
 
+def checker_self_test(path, tmpdir, rng):
+    """The vaes_model_check_* functions: each fault_* one must fault, each ct_* one must fail the
+    constant-time comparison, each ok_* one must pass both. Proves the checks catch what they
+    claim to."""
+    problems, count = [], 0
+    for obj in archive_members(path, tmpdir):
+        for name in defined_functions(obj):
+            if not name.startswith('vaes_model_check_'):
+                continue
+            count += 1
+            kind = name[len('vaes_model_check_'):].split('_')[0]
+            fn = load_function(obj, name, tmpdir, avx2_only=False)
+            traces, fault, data = [], None, rng.randbytes(64)
+            for trial in range(2):                # the second run: every data bit flipped
+                inb = Region('in', 0x40003, data if trial == 0 else xor(data, b'\xff' * 64))
+                out = Region('out', 0x60005, bytes(64), readable=False, writable=True)
+                try:
+                    m = call(fn, [inb.start, out.start], [inb, out], rng, trace=True)
+                    traces.append((m.pcs, m.mem.trace))
+                except Fault as e:
+                    fault = str(e)
+                    break
+            ct_broken = not fault and traces[0] != traces[1]
+            if kind == 'fault' and not fault:
+                problems.append('%s ran without a fault' % name)
+            elif kind == 'ct' and (fault or not ct_broken):
+                problems.append('%s: %s' % (name, fault or 'constant-time check did not fire'))
+            elif kind == 'ok' and (fault or ct_broken):
+                problems.append('%s: %s' % (name, fault or 'constant-time check fired'))
+    if count < 20:
+        problems.append('only %d vaes_model_check_* functions found' % count)
+    return problems
+
+
 def describe_state(offsets):
     names = sorted({('ymm%d' % (o // 32)) if o < 512 else
                     ('gpr%d' % ((o - 512) // 8)) if o < 576 else ('mem+%#x' % (o & ~15))
@@ -1649,7 +1686,7 @@ def main(argv):
             if args and args[0] == '--snippets':
                 if len(args) not in (3, 4):
                     sys.exit('usage: vaes_model.py --snippets SNIPPETS SO [KERNELS]')
-                problems = known_answers(rng)
+                problems = known_answers(rng) + checker_self_test(args[1], tmpdir, rng)
                 for p in problems:
                     print('FAIL known answer %s' % p)
                 if not cpu_runs_avx2_tier():

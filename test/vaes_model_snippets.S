@@ -416,3 +416,106 @@ ENDSNIP gpr
         jmp             1f
         mov             $5, %rax
 1:
+
+/*
+ * The checker's own test: functions that break one rule each (and two that keep them at the
+ * edge), which the model must reject (or accept). Never run on the CPU: the AVX-512 ones could
+ * not. Called as f(in, out) with a read-only in[64] and a write-only out[64], both misaligned.
+ */
+.macro CHECK name
+        .globl vaes_model_check_\name
+        .type vaes_model_check_\name, @function
+        .p2align 4
+vaes_model_check_\name:
+.endm
+
+CHECK fault_overread                    /* one byte past in */
+        vmovdqu         33(%rdi), %ymm0
+        vzeroupper
+        ret
+CHECK fault_underread
+        vmovdqu         -1(%rdi), %xmm0
+        ret
+CHECK fault_write_in                    /* in is read-only */
+        vmovdqu         %xmm0, (%rdi)
+        ret
+CHECK fault_read_out_first              /* out may be read only after this call wrote it */
+        vmovdqu         (%rsi), %xmm0
+        ret
+CHECK ok_read_out_after
+        vmovdqu         %xmm1, 16(%rsi)
+        vmovdqu         16(%rsi), %xmm0
+        ret
+CHECK fault_aligned                     /* in is misaligned */
+        vmovdqa         (%rdi), %xmm0
+        ret
+CHECK fault_masked_overread             /* 65 bytes selected */
+        mov             $-1, %rax
+        kmovq           %rax, %k1
+        vmovdqu8        1(%rdi), %zmm0{%k1}{z}
+        vzeroupper
+        ret
+CHECK ok_masked_edge                    /* in+1..in+63 selected, the 64th byte suppressed */
+        mov             $-1, %rax
+        mov             $63, %ecx
+        bzhi            %rcx, %rax, %rax
+        kmovq           %rax, %k1
+        vmovdqu8        1(%rdi), %zmm0{%k1}{z}
+        vmovdqu8        %zmm0, 1(%rsi){%k1}
+        vzeroupper
+        ret
+CHECK fault_masked_overwrite
+        mov             $3, %eax
+        kmovq           %rax, %k1
+        vmovdqu64       %zmm0, 56(%rsi){%k1}
+        vzeroupper
+        ret
+CHECK fault_rbx                         /* callee-saved */
+        mov             $1, %ebx
+        ret
+CHECK fault_r12
+        add             $1, %r12
+        ret
+CHECK fault_rsp
+        push            %rax
+        ret
+CHECK fault_no_vzeroupper
+        vpxor           %ymm0, %ymm0, %ymm1
+        ret
+CHECK ok_vzeroupper_zmm16               /* zmm16-31 need no VZEROUPPER */
+        vpxord          %zmm16, %zmm16, %zmm17
+        ret
+CHECK fault_stack_arg                   /* f(in, out) has no stack arguments */
+        mov             8(%rsp), %rax
+        ret
+CHECK fault_undefined_flags             /* shl by 8 leaves OF undefined */
+        shl             $8, %rax
+        jo              1f
+1:      ret
+CHECK ct_branch_on_data
+        movzbl          (%rdi), %eax
+        test            $1, %al
+        jz              1f
+        nop
+1:      ret
+CHECK ct_index_by_data
+        movzbl          (%rdi), %eax
+        and             $31, %eax
+        vmovdqu         (%rdi,%rax,1), %xmm0
+        ret
+CHECK ct_mask_from_data                 /* a mask from data: the selected addresses differ */
+        mov             (%rdi), %rax
+        kmovq           %rax, %k1
+        vmovdqu8        (%rdi), %zmm0{%k1}{z}
+        vzeroupper
+        ret
+CHECK ok_ct_data_flow                   /* data through registers and memory only */
+        vmovdqu         (%rdi), %ymm0
+        vpclmulqdq      $0x11, %ymm0, %ymm0, %ymm1
+        vpxor           %ymm1, %ymm0, %ymm0
+        vmovdqu         %ymm0, (%rsi)
+        mov             (%rdi), %rax
+        imul            %rax, %rax
+        mov             %rax, 32(%rsi)
+        vzeroupper
+        ret
