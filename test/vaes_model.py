@@ -729,19 +729,16 @@ class Machine:
         self.gpr['rsp'] += 8
         return 'ret'
 
-    def imul(self, *ops):
+    def imul(self, *ops):                         # imul src, dst / imul $imm, src, dst
         if len(ops) == 1:
             raise ModelError('one-operand imul')
-        src, dst = ops[-2], ops[-1]
+        dst = ops[-1]
         bits = self.opsize(dst)
         signed = lambda v: v - (v >> (bits - 1) << bits)
-        a = signed(self.get_int(ops[0] if len(ops) == 3 else dst, bits))
-        b = signed(self.get_int(src, bits)) if len(ops) == 2 else signed(self.get_int(ops[1], bits))
-        if len(ops) == 3:                          # imul $imm, src, dst
-            a, b = signed(self.get_int(ops[1], bits)), ops[0].value
-        r = a * b
-        self.flags.update(cf=int(signed(r % 2**bits) != r), of=int(signed(r % 2**bits) != r),
-                          zf=None, sf=None)
+        x, y = (ops[1], ops[0]) if len(ops) == 3 else (dst, ops[0])
+        r = signed(self.get_int(x, bits)) * signed(self.get_int(y, bits))
+        overflow = int(signed(r % 2**bits) != r)
+        self.flags.update(cf=overflow, of=overflow, zf=None, sf=None)
         self.put_int(dst, r, bits)
 
     def jcc(self, cond, target):

@@ -393,6 +393,9 @@ SNIP gpr
         lea             (%r9,%r10), %r10d
         movabs          $0x123456789abcdef0, %r11
         imul            $24, %r8, %r8
+        seto            MEM+204(%rdi)
+        imul            $-7, %r9, %r9
+        setc            MEM+205(%rdi)
         imul            %rcx, %rax
         not             %ecx
         movslq          %edx, %rcx
