@@ -12,8 +12,10 @@
  *   aesfast_T_gcm_hash_then_ctr(key, hkey, acc, ctr, in, out, n)   open: GHASH(in), then CTR.
  *
  * CPU features: those of the same tier's ctr32_xor (see vaes.S) and VPCLMULQDQ (CPUID leaf 7
- * ECX[10]); the 512-bit functions also use AVX512BW/VL (masked byte loads, VPSHUFB on zmm,
- * VPTERNLOGD, EVEX forms of VEXTRACTI64X4) and BMI2 (BZHI, for the tail mask).
+ * ECX[10]). The 512-bit functions also use AVX512F (VPTERNLOGD, VEXTRACTI64X4, VBROADCASTI32X4,
+ * VPXORD, KMOVQ), AVX512BW (VMOVDQU8 with a zeroing mask, VPSHUFB on zmm) and BMI2 (BZHI, for
+ * the tail mask); every EVEX instruction is on zmm, so none needs AVX512VL. The 256-bit
+ * functions use VEX encodings only. provider/dispatch.c checks all of these for both tiers.
  *
  * ABI: System V AMD64, leaf functions without a stack frame; the stitched functions read their
  * seventh argument, nblocks, at 8(%rsp). Only caller-saved registers are used. Every function
@@ -66,11 +68,12 @@
  *   that every key size has, so that the VAESENC and VPCLMULQDQ streams interleave. (A loop per
  *   key size, spreading them over all 13 rounds of AES-256, measured no faster.) Step 0, the
  *   one that takes in the previous hash state, runs last, so the chain from one group's hash
- *   state to the next is one multiply and the reduction. Seal hashes
- *   the ciphertext of the previous iteration (read back from out) while encrypting the next:
- *   the first 16 blocks are encrypted alone, the last 16 hashed alone. Open hashes the current
- *   ciphertext while decrypting it; all loads of an iteration precede its stores, so in == out
- *   works. Counters are generated as in vaes.S (native form, inc32 per lane).
+ *   state to the next is one multiply and the reduction.
+ *
+ *   Seal hashes the ciphertext of the previous iteration (read back from out) while encrypting
+ *   the next: the first 16 blocks are encrypted alone, the last 16 hashed alone. Open hashes the
+ *   current ciphertext while decrypting it; all loads of an iteration precede its stores, so
+ *   in == out works. Counters are generated as in vaes.S (native form, inc32 per lane).
  *
  *   Tail (fewer than 16 blocks): the keystream comes from the CTR tail of vaes_macros.h
  *   (_ctr_xor_tail_any); the hash loops over vectors of powers starting at H'^n, loading the last
@@ -151,7 +154,8 @@
         .long 0, 0, 0, 4,  0, 0, 0, 4,  0, 0, 0, 4,  0, 0, 0, 4
 .Lctr_step2_vl:
         .long 0, 0, 0, 2,  0, 0, 0, 2
-/* Byte indices 15..0: reverses a block (SP 800-38D order <-> the 128-bit integer A). */
+/* Byte indices 15..0 per lane: reverses each block (SP 800-38D order <-> the integer A). A
+ * VPSHUFB memory operand, so it is as wide as a zmm. */
 .Lbswap128:
         .byte 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
         .byte 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
@@ -169,6 +173,7 @@
         .set            GT, V14
         .set            GACC, V15
         .set            GACC_X, %xmm15
+        .set            GHI_X, %xmm12
         .set            GHI_Y, %ymm12
         .set            GD_X, %xmm13
         .set            GT_X, %xmm14
@@ -228,7 +233,7 @@
 
 /*
  * Step \i of a 16-block group at \off(\src): vector \i of the blocks times vector \i of
- * H'^16..H'^1. Step 0 adds the hash state (GHI, lane 0) into block 0 first, so it is the only
+ * H'^16..H'^1. Step 0 adds the hash state (GACC, lane 0) into block 0 first, so it is the only
  * step that waits for the previous group's reduction: the steps run in the order 1, 2, ...,
  * NV-1, 0 (step 1 writing the sums), and only step 0 and the reduction are on the chain from
  * one group's hash state to the next.
@@ -265,7 +270,7 @@
         vpxor           GT_Y, GHI_Y, GHI_Y              /* VEX: clears bits 256..511 */
 .endif
         vextracti128    $1, GHI_Y, GT_X                 /* lane 1 onto lane 0 */
-        vpxor           GT_X, %xmm12, GACC_X            /* VEX: lane 0 only */
+        vpxor           GT_X, GHI_X, GACC_X             /* VEX: lane 0 only */
 .endm
 
 /* GHASH of one whole 16-block group at \off(\src), unstitched. */
