@@ -15,7 +15,10 @@ vaes_model.py --snippets SNIPPETS SO [KERNELS]: checks the model itself against 
   --snippets  runs every vaes_model_snip_* function of SNIPPETS (test/vaes_model_snippets.S: short
             sequences of each VEX instruction, immediate and operand form the model knows) on the
             model and on this CPU from the same random states, and compares the states; given
-            KERNELS (kernels_lib), fails if a 256-bit kernel uses a form that no snippet has
+            KERNELS (kernels_lib), fails if a 256-bit kernel uses a form that no snippet has.
+            Also the known answers for the EVEX-only forms, and the checker's self-test: each
+            vaes_model_check_* function breaks one rule (or keeps it at the edge) and must be
+            caught (or pass)
 
 Why: the 512-bit kernels need AVX-512, which neither our x86-64 machines nor qemu 7.2 provide, so
 no real test can run them. This script disassembles FUNCTION with objdump, executes it instruction
@@ -1647,6 +1650,16 @@ def known_answers(rng):
     expect('vpbroadcastq r64', m.vec[13], (0x0123456789abcdef).to_bytes(8, 'little') * 8)
     expect('vbroadcasti32x4', m.vec[14], c[:16] * 4)
     expect('vpsrldq zmm', m.vec[15], b''.join(lane[4:] + bytes(4) for lane in lanes))
+    # Embedded broadcasts, and masks on 256-bit EVEX forms (4 qwords; zero above bit 255).
+    m = run(['vpxord (%rbx){1to16},%zmm1,%zmm2', 'vpternlogq $0x96,(%rbx){1to8},%zmm1,%zmm3',
+             'vpxorq %ymm4,%ymm1,%ymm5{%k1}{z}', 'vmovdqu64 %ymm1,%ymm6{%k1}'],
+            {1: a, 3: b, 4: c, 6: c}, {1: 0b11111010},
+            regions=[Region('rodata', 0xa000, c[:8])], gpr={'rbx': 0xa000})
+    expect('vpxord {1to16}', m.vec[2], xor(a, c[:4] * 16))
+    expect('vpternlogq {1to8}', m.vec[3], xor(xor(a, b), c[:8] * 8))
+    x = xor(a[:32], c[:32])
+    expect('vpxorq ymm {z}', m.vec[5], bytes(8) + x[8:16] + bytes(8) + x[24:32] + bytes(32))
+    expect('vmovdqu64 ymm merge', m.vec[6], c[:8] + a[8:16] + c[16:24] + a[24:32] + bytes(32))
     # Mask-register arithmetic and GPR moves.
     m = run(['mov $0xffffffffffffffff,%rax', 'mov $37,%ecx', 'bzhi %rcx,%rax,%rax',
              'kmovq %rax,%k1', 'kxnord %k0,%k0,%k2', 'kshiftrq $3,%k1,%k3', 'kmovd %k1,%edx',
