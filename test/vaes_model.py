@@ -30,8 +30,9 @@ by instruction on modeled registers (16 GPRs, 32 vector registers of 512 bits, k
     against a pure-Python GF(2^128) multiply, itself checked against libcrypto's AES-GCM tags at
     start-up; ghash_init: tables for several H, each checked through the tier's ghash;
   - gcm_ctr_then_hash / gcm_hash_then_ctr: out = in XOR AES(ctr + i) and acc = GHASH of out
-    (resp. in), for AES-128/192/256 x the same block counts, with counter wraps, in-place calls,
-    and calls split in two that must chain to the one-call result;
+    (resp. in), for AES-128/192/256 x the same block counts (and, AES-128, 23 counts from 47 to
+    512), with counter wraps, in-place calls, and calls split in 2..4 (fixed and random lengths
+    up to 300 blocks) that must chain to the one-call result;
   - memory: every access lies inside one buffer the contract lets the function touch: reads of
     key->rk[0..rounds], key->rounds, ctr, in, acc, h, the hash-key table (only the bytes
     ghash_init wrote), the object's .rodata, the 7th argument at 8(%rsp) and the return address,
