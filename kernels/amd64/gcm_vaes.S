@@ -149,11 +149,16 @@
         .byte 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12
         .byte 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12
         .byte 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12
-/* Per-lane counter steps for one vector: 4 blocks per zmm, then 2 blocks per ymm. */
-.Lctr_step4_vl:
+/* Per-lane counter steps for one vector: 4 blocks per zmm, 2 per ymm, in dword 3 for ctr32 and
+ * in dword 0 for ctr32le (see vaes_macros.h). */
+.Lctr_step4_ctr32_vl:
         .long 0, 0, 0, 4,  0, 0, 0, 4,  0, 0, 0, 4,  0, 0, 0, 4
-.Lctr_step2_vl:
+.Lctr_step4_ctr32le_vl:
+        .long 4, 0, 0, 0,  4, 0, 0, 0,  4, 0, 0, 0,  4, 0, 0, 0
+.Lctr_step2_ctr32_vl:
         .long 0, 0, 0, 2,  0, 0, 0, 2
+.Lctr_step2_ctr32le_vl:
+        .long 2, 0, 0, 0,  2, 0, 0, 0
 /* Byte indices 15..0 per lane: reverses each block (SP 800-38D order <-> the integer A). A
  * VPSHUFB memory operand, so it is as wide as a zmm. */
 .Lbswap128:
@@ -194,16 +199,33 @@
 /* GHASH                                                                                      */
 /* ------------------------------------------------------------------------------------------ */
 
-/* GACC = the hash state from *acc as the integer A, in lane 0 (other lanes zero). */
-.macro _load_acc
-        vmovdqu         (ACCP), GACC_X          /* VEX: clears the rest of the register */
-        vpshufb         .Lbswap128(%rip), GACC_X, GACC_X
+/* \reg = its blocks as integers (and back): a byte reversal per lane for ghash, nothing for
+ * polyval, whose blocks already are the little-endian integers. */
+.macro _hash_bswap hfmt, reg
+.ifc \hfmt, ghash
+        vpshufb         .Lbswap128(%rip), \reg, \reg
+.else
+.ifnc \hfmt, polyval
+        .error "unknown hash format"
+.endif
+.endif
 .endm
 
-/* *acc = lane 0 of GACC in SP 800-38D byte order. */
-.macro _store_acc
+/* GACC = the hash state from *acc as the integer A, in lane 0 (other lanes zero). */
+.macro _load_acc hfmt
+        vmovdqu         (ACCP), GACC_X          /* VEX: clears the rest of the register */
+        _hash_bswap     \hfmt, GACC_X
+.endm
+
+/* *acc = lane 0 of GACC in the format's byte order (GHASH: SP 800-38D's). */
+.macro _store_acc hfmt
+.ifc \hfmt, ghash
         vpshufb         .Lbswap128(%rip), GACC_X, GT_X
         vmovdqu         GT_X, (ACCP)
+.else
+        _hash_bswap     \hfmt, GACC_X          /* (checks the format) */
+        vmovdqu         GACC_X, (ACCP)
+.endif
 .endm
 
 /*
@@ -238,9 +260,9 @@
  * NV-1, 0 (step 1 writing the sums), and only step 0 and the reduction are on the chain from
  * one group's hash state to the next.
  */
-.macro _ghash_step i, src, off
+.macro _ghash_step hfmt, i, src, off
         _vmovdqu        \off+\i*VL(\src), GD
-        vpshufb         .Lbswap128(%rip), GD, GD  /* blocks -> integers */
+        _hash_bswap     \hfmt, GD              /* blocks -> integers */
 .if \i == 0
         _vpxor          GACC, GD, GD
         _ghash_mul_acc  HKEY, 0, 0
@@ -274,13 +296,13 @@
 .endm
 
 /* GHASH of one whole 16-block group at \off(\src), unstitched. */
-.macro _ghash_group src, off
+.macro _ghash_group hfmt, src, off
 .irp i, 1,2,3,4,5,6,7
 .if \i < NV
-        _ghash_step     \i, \src, \off
+        _ghash_step     \hfmt, \i, \src, \off
 .endif
 .endr
-        _ghash_step     0, \src, \off
+        _ghash_step     \hfmt, 0, \src, \off
         _ghash_reduce
 .endm
 
@@ -289,7 +311,7 @@
  * H'^GCNT on (GHP), the last partial vector loaded with its missing lanes zeroed. Advances GSRC
  * and GHP; clobbers GCNT, GTMPQ, and k1 on zmm.
  */
-.macro _ghash_tail
+.macro _ghash_tail hfmt
         _vpxor          GLO, GLO, GLO
         _vpxor          GMI, GMI, GMI
         _vpxor          GHI, GHI, GHI
@@ -301,7 +323,7 @@
         cmp             $BPV, GCNT
         jb              .Lgt_part\@
         _vmovdqu        (GSRC), GD
-        vpshufb         .Lbswap128(%rip), GD, GD  /* blocks -> integers */
+        _hash_bswap     \hfmt, GD              /* blocks -> integers */
         _vpxor          GACC, GD, GD            /* the state into the first block ... */
         _vpxor          GACC, GACC, GACC        /* ... and only there */
         _ghash_mul_acc  GHP, 0, 0
@@ -320,43 +342,46 @@
         kmovq           GTMPQ, %k1
         vmovdqu8        (GSRC), %zmm13{%k1}{z}  /* GD; masked-off bytes are zero, never read */
 .endif
-        vpshufb         .Lbswap128(%rip), GD, GD  /* blocks -> integers */
+        _hash_bswap     \hfmt, GD              /* blocks -> integers */
         _vpxor          GACC, GD, GD
         _ghash_mul_acc  GHP, 0, 0
 .Lgt_reduce\@:
         _ghash_reduce
 .endm
 
-/* The body of aesfast_T_ghash(hkey, acc, in, nblocks). */
-.macro _ghash_fn
+/* The body of aesfast_T_ghash (\hfmt = ghash) and aesfast_T_polyval (polyval)(hkey, acc, in,
+ * nblocks). */
+.macro _ghash_fn hfmt
         test            GCNT, GCNT
         jz              .Lret\@
-        _load_acc
+        _load_acc       \hfmt
         sub             $16, GCNT
         jb              .Ltail\@
 .Lloop\@:
-        _ghash_group    GSRC, 0
+        _ghash_group    \hfmt, GSRC, 0
         add             $256, GSRC
         sub             $16, GCNT
         jae             .Lloop\@
 .Ltail\@:
         add             $16, GCNT
         jz              .Ldone\@
-        _ghash_tail
+        _ghash_tail     \hfmt
 .Ldone\@:
-        _store_acc
+        _store_acc      \hfmt
         vzeroupper
 .Lret\@:
         ret
 .endm
 
 /*
- * The body of aesfast_T_ghash_init(hkey, h): H' = y * Hrev mod P', then H'^2..H'^16 by
- * repeated multiplication (xmm, schoolbook, one at a time: this runs once per key), stored
- * as described at the top of this file. The same code for both widths.
+ * The body of aesfast_T_ghash_init (\hfmt = ghash) and aesfast_T_polyval_init (polyval)(hkey,
+ * h): H' = y * Hrev mod P' (GHASH) or H itself (POLYVAL), then H'^2..H'^16 by repeated
+ * multiplication (xmm, schoolbook, one at a time: this runs once per key), stored as described
+ * at the top of this file. The same code for both widths.
  */
-.macro _ghash_init_fn
+.macro _ghash_init_fn hfmt
         vmovdqu         (%rsi), %xmm0
+.ifc \hfmt, ghash
         vpshufb         .Lbswap128(%rip), %xmm0, %xmm0  /* Hrev */
         vpshufd         $0xff, %xmm0, %xmm1
         vpsrad          $31, %xmm1, %xmm1               /* all ones iff bit 127 is set */
@@ -366,6 +391,9 @@
         vpsllq          $1, %xmm0, %xmm0
         vpxor           %xmm2, %xmm0, %xmm0
         vpxor           %xmm1, %xmm0, %xmm0             /* xmm0 = H' */
+.else
+        _hash_bswap     \hfmt, %xmm0                    /* (checks the format) */
+.endif
         vmovdqa         %xmm0, %xmm3                    /* xmm3 = H'^k, k = 1 .. 16 */
         mov             $240, %eax                      /* offset of H'^k: 16 * (16 - k) */
 .Lpow\@:
@@ -415,14 +443,14 @@
 
 /* GHASH work item \k (0..8, after AES round RKEND-(9-k)) for mode \mode: the steps, in the order
  * 1..NV-1, 0, spread evenly over the slots, the reduction in the last one. */
-.macro _ghash_slot mode, k
+.macro _ghash_slot mode, k, hfmt
 .if \mode != 0
 .irp i, 0,1,2,3,4,5,6,7
 .if (\i < NV) && ((\k) * NV == ((\i + NV - 1) % NV) * 8)
 .if \mode == 1
-        _ghash_step     \i, OUT, -256           /* seal: the previous 16 ciphertext blocks */
+        _ghash_step     \hfmt, \i, OUT, -256   /* seal: the previous 16 ciphertext blocks */
 .else
-        _ghash_step     \i, IN, 0               /* open: this iteration's ciphertext */
+        _ghash_step     \hfmt, \i, IN, 0       /* open: this iteration's ciphertext */
 .endif
 .endif
 .endr
@@ -433,10 +461,11 @@
 .endm
 
 /*
- * One iteration: 16 blocks of CTR from IN to OUT, and for \mode = 1 (seal) or 2 (open) the
- * GHASH of 16 blocks interleaved with the rounds; \mode = 0 is CTR alone.
+ * One iteration: 16 blocks of CTR (counter format \fmt) from IN to OUT, and for \mode = 1
+ * (CTR, then hash) or 2 (hash, then CTR) the hash (format \hfmt) of 16 blocks interleaved with
+ * the rounds; \mode = 0 is CTR alone. The counter constants are memory operands here.
  */
-.macro _gcm_group mode
+.macro _gcm_group mode, fmt, hfmt
 .if VL == 32
         _vbroadcasti128 (KEY), RKT
         .set            GRK0, RKT
@@ -445,13 +474,11 @@
 .endif
 .irp i, 0,1,2,3,4,5,6,7
 .if \i < NV
-        vpshufb         .Lctr_bswap_vl(%rip), CTR, V\i  /* native -> counter blocks */
 .if VL == 32
-        vpaddd          .Lctr_step2_vl(%rip), CTR, CTR
+        _ctr_next       \fmt, V\i, GRK0, .Lctr_step2_\fmt\()_vl(%rip), .Lctr_bswap_vl(%rip)
 .else
-        vpaddd          .Lctr_step4_vl(%rip), CTR, CTR
+        _ctr_next       \fmt, V\i, GRK0, .Lctr_step4_\fmt\()_vl(%rip), .Lctr_bswap_vl(%rip)
 .endif
-        _vpxor          GRK0, V\i, V\i
 .endif
 .endr
         cmp             $12, ROUNDS
@@ -465,7 +492,7 @@
 .Lr128\@:
 .irp j, 9,8,7,6,5,4,3,2,1
         _gcm_round      \j
-        _ghash_slot     \mode, (9-\j)
+        _ghash_slot     \mode, (9-\j), \hfmt
 .endr
 .if VL == 32
         _vbroadcasti128 (RKEND), RKT
@@ -484,29 +511,34 @@
         add             $256, OUT
 .endm
 
-/* The body of aesfast_T_gcm_ctr_then_hash (\enc = 1) and aesfast_T_gcm_hash_then_ctr (0). */
-.macro _gcm_crypt enc
+/*
+ * The body of the stitched functions: \enc = 1 is CTR, then hash of the output, \enc = 0 hash of
+ * the input, then CTR; \fmt the counter format, \hfmt the hash. aesfast_T_gcm_ctr_then_hash is
+ * (1, ctr32, ghash), aesfast_T_gcm_hash_then_ctr (0, ctr32, ghash) and
+ * aesfast_T_gcmsiv_ctr_then_hash (1, ctr32le, polyval).
+ */
+.macro _gcm_crypt enc, fmt, hfmt
         mov             8(%rsp), NBLOCKS
         test            NBLOCKS, NBLOCKS
         jz              .Lret\@
         _load_key                               /* before the GHASH registers: on ymm they */
-        _ctr_init       ctr32                   /* share registers with the key and counter */
-        _load_acc
+        _ctr_init       \fmt                    /* share registers with the key and counter */
+        _load_acc       \hfmt
         sub             $16, NBLOCKS
         jb              .Ltail\@
 .if \enc
-        _gcm_group      0                       /* first 16 blocks: nothing to hash yet */
+        _gcm_group      0, \fmt, \hfmt                     /* first 16 blocks: nothing to hash yet */
         sub             $16, NBLOCKS
         jb              .Lhash_last\@
 .Lloop\@:
-        _gcm_group      1
+        _gcm_group      1, \fmt, \hfmt
         sub             $16, NBLOCKS
         jae             .Lloop\@
 .Lhash_last\@:
-        _ghash_group    OUT, -256
+        _ghash_group    \hfmt, OUT, -256
 .else
 .Lloop\@:
-        _gcm_group      2
+        _gcm_group      2, \fmt, \hfmt
         sub             $16, NBLOCKS
         jae             .Lloop\@
 .endif
@@ -514,29 +546,29 @@
         add             $16, NBLOCKS            /* blocks left: 0..15 */
         jz              .Ldone\@
 .if \enc
-        _store_acc
+        _store_acc      \hfmt
         mov             OUT, GSRC
         _load_key
-        _ctr_consts     ctr32
-        _ctr_xor_tail_any ctr32, NV
-        _load_acc
+        _ctr_consts     \fmt
+        _ctr_xor_tail_any \fmt, NV
+        _load_acc       \hfmt
         mov             8(%rsp), GCNT
         and             $15, GCNT
-        _ghash_tail
+        _ghash_tail     \hfmt
 .else
         mov             IN, GSRC
         mov             NBLOCKS, GCNT
-        _ghash_tail
-        _store_acc
+        _ghash_tail     \hfmt
+        _store_acc      \hfmt
         mov             8(%rsp), NBLOCKS
         and             $15, NBLOCKS
         _load_key
-        _ctr_consts     ctr32
-        _ctr_xor_tail_any ctr32, NV
+        _ctr_consts     \fmt
+        _ctr_xor_tail_any \fmt, NV
         jmp             .Lfinish\@
 .endif
 .Ldone\@:
-        _store_acc
+        _store_acc      \hfmt
 .Lfinish\@:
         vzeroupper
 .Lret\@:
@@ -545,44 +577,45 @@
 
 /* ------------------------------------------------------------------------------------------ */
 
-/* 256-bit: 8 ymm (16 blocks) per iteration. */
-        _set_gcm_veclen 32
-AESFAST_FUNC(aesfast_vaes_avx2_ghash_init)
-        _ghash_init_fn
-AESFAST_END(aesfast_vaes_avx2_ghash_init)
+/* The functions of one width, set by _set_gcm_veclen; \t is the tier's part of the name. */
+.macro _gcm_functions t
+AESFAST_FUNC(aesfast_\t\()_ghash_init)
+        _ghash_init_fn  ghash
+AESFAST_END(aesfast_\t\()_ghash_init)
+
+AESFAST_FUNC(aesfast_\t\()_polyval_init)
+        _ghash_init_fn  polyval
+AESFAST_END(aesfast_\t\()_polyval_init)
 
         _ghash_args
-AESFAST_FUNC(aesfast_vaes_avx2_ghash)
-        _ghash_fn
-AESFAST_END(aesfast_vaes_avx2_ghash)
+AESFAST_FUNC(aesfast_\t\()_ghash)
+        _ghash_fn       ghash
+AESFAST_END(aesfast_\t\()_ghash)
+
+AESFAST_FUNC(aesfast_\t\()_polyval)
+        _ghash_fn       polyval
+AESFAST_END(aesfast_\t\()_polyval)
 
         _gcm_args
-AESFAST_FUNC(aesfast_vaes_avx2_gcm_ctr_then_hash)
-        _gcm_crypt      1
-AESFAST_END(aesfast_vaes_avx2_gcm_ctr_then_hash)
+AESFAST_FUNC(aesfast_\t\()_gcm_ctr_then_hash)
+        _gcm_crypt      1, ctr32, ghash
+AESFAST_END(aesfast_\t\()_gcm_ctr_then_hash)
 
-AESFAST_FUNC(aesfast_vaes_avx2_gcm_hash_then_ctr)
-        _gcm_crypt      0
-AESFAST_END(aesfast_vaes_avx2_gcm_hash_then_ctr)
+AESFAST_FUNC(aesfast_\t\()_gcm_hash_then_ctr)
+        _gcm_crypt      0, ctr32, ghash
+AESFAST_END(aesfast_\t\()_gcm_hash_then_ctr)
+
+AESFAST_FUNC(aesfast_\t\()_gcmsiv_ctr_then_hash)
+        _gcm_crypt      1, ctr32le, polyval
+AESFAST_END(aesfast_\t\()_gcmsiv_ctr_then_hash)
+.endm
+
+/* 256-bit: 8 ymm (16 blocks) per iteration. */
+        _set_gcm_veclen 32
+        _gcm_functions  vaes_avx2
 
 /* 512-bit: 4 zmm (16 blocks) per iteration. */
         _set_gcm_veclen 64
-AESFAST_FUNC(aesfast_vaes_avx512_ghash_init)
-        _ghash_init_fn
-AESFAST_END(aesfast_vaes_avx512_ghash_init)
-
-        _ghash_args
-AESFAST_FUNC(aesfast_vaes_avx512_ghash)
-        _ghash_fn
-AESFAST_END(aesfast_vaes_avx512_ghash)
-
-        _gcm_args
-AESFAST_FUNC(aesfast_vaes_avx512_gcm_ctr_then_hash)
-        _gcm_crypt      1
-AESFAST_END(aesfast_vaes_avx512_gcm_ctr_then_hash)
-
-AESFAST_FUNC(aesfast_vaes_avx512_gcm_hash_then_ctr)
-        _gcm_crypt      0
-AESFAST_END(aesfast_vaes_avx512_gcm_hash_then_ctr)
+        _gcm_functions  vaes_avx512
 
 #endif /* __x86_64__ */
