@@ -157,24 +157,18 @@
 .endm
 
 /*
- * \dst = the next BPV counter blocks, XORed with \xkey if one is given; CTR advances by BPV (mod
- * 2^32 per lane). \step and \bswap (registers or memory operands) default to STEP and BSWAP.
+ * \dst = the next BPV counter blocks XORed with \xkey (rk[0]); CTR advances by BPV (mod 2^32 per
+ * lane). \step and \bswap (registers or memory operands) default to STEP and BSWAP.
  */
 .macro _ctr_next fmt, dst, xkey, step=STEP, bswap=BSWAP
 .ifc \fmt, ctr32
         vpshufb         \bswap, CTR, \dst       /* native -> big-endian counter blocks */
-.ifnb \xkey
         _vpxor          \xkey, \dst, \dst
-.endif
 .else
 .ifnc \fmt, ctr32le
         .error "_ctr_next: unknown counter format"
 .endif
-.ifnb \xkey
         _vpxor          \xkey, CTR, \dst        /* native = counter blocks */
-.else
-        _vmovdqa        CTR, \dst
-.endif
 .endif
         vpaddd          \step, CTR, CTR
 .endm
