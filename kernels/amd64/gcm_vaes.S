@@ -374,10 +374,42 @@
 .endm
 
 /*
+ * \dst = \a * \b, lane by lane: the product times y^-128 mod P' (schoolbook, then the two folds
+ * of _ghash_reduce). Registers all xmm or all ymm; \dst and \t0..\t2 distinct from \a and \b.
+ */
+.macro _mont_mul a, b, dst, t0, t1, t2
+        vpclmulqdq      $0x00, \b, \a, \t0              /* LO */
+        vpclmulqdq      $0x01, \b, \a, \t1
+        vpclmulqdq      $0x10, \b, \a, \t2
+        vpxor           \t2, \t1, \t1                   /* MI */
+        vpclmulqdq      $0x11, \b, \a, \dst             /* HI */
+        vpclmulqdq      $0x10, .Lgfpoly(%rip), \t0, \t2 /* fold 1: L0 * C */
+        vpshufd         $0x4e, \t0, \t0
+        vpxor           \t2, \t1, \t1
+        vpxor           \t0, \t1, \t1
+        vpclmulqdq      $0x10, .Lgfpoly(%rip), \t1, \t2 /* fold 2: M0 * C */
+        vpshufd         $0x4e, \t1, \t1
+        vpxor           \t2, \dst, \dst
+        vpxor           \t1, \dst, \dst
+.endm
+
+/* Two powers (ymm \p: the higher one in lane 0) at \off of the table, and their Karatsuba
+ * terms 256 bytes on. */
+.macro _store_pows p, off
+        vmovdqu         \p, \off(%rdi)
+        vpshufd         $0x4e, \p, %ymm4
+        vpxor           \p, %ymm4, %ymm4                /* lo ^ hi in both qwords */
+        vmovdqu         %ymm4, 256+\off(%rdi)
+.endm
+
+/*
  * The body of aesfast_T_ghash_init (\hfmt = ghash) and aesfast_T_polyval_init (polyval)(hkey,
- * h): H' = y * Hrev mod P' (GHASH) or H itself (POLYVAL), then H'^2..H'^16 by repeated
- * multiplication (xmm, schoolbook, one at a time: this runs once per key), stored as described
- * at the top of this file. The same code for both widths.
+ * h): H' = y * Hrev mod P' (GHASH) or H itself (POLYVAL), then H'^2..H'^16, stored as described
+ * at the top of this file. GCM-SIV runs this for every nonce, so the powers come as a tree four
+ * multiplies deep instead of a chain of fifteen: H'^2; then [H'^2, H'^1] (a ymm, higher power in
+ * lane 0, as the table holds them) times H'^2 in both lanes gives [H'^4, H'^3]; those two pairs
+ * times H'^4 give H'^5..H'^8, and the four pairs times H'^8 give H'^9..H'^16. The same code
+ * (VEX, ymm) for both widths.
  */
 .macro _ghash_init_fn hfmt
         vmovdqu         (%rsi), %xmm0
@@ -394,31 +426,26 @@
 .else
         _hash_bswap     \hfmt, %xmm0                    /* (checks the format) */
 .endif
-        vmovdqa         %xmm0, %xmm3                    /* xmm3 = H'^k, k = 1 .. 16 */
-        mov             $240, %eax                      /* offset of H'^k: 16 * (16 - k) */
-.Lpow\@:
-        vmovdqu         %xmm3, (%rdi, %rax)
-        vpshufd         $0x4e, %xmm3, %xmm4
-        vpxor           %xmm3, %xmm4, %xmm4             /* lo ^ hi in both qwords */
-        vmovdqu         %xmm4, 256(%rdi, %rax)
-        sub             $16, %eax
-        jb              .Lpow_done\@
-        /* xmm3 = xmm3 * xmm0: LO, HI, MI = the two cross products, then _ghash_reduce's folds */
-        vpclmulqdq      $0x00, %xmm0, %xmm3, %xmm4
-        vpclmulqdq      $0x11, %xmm0, %xmm3, %xmm5
-        vpclmulqdq      $0x01, %xmm0, %xmm3, %xmm6
-        vpclmulqdq      $0x10, %xmm0, %xmm3, %xmm7
-        vpxor           %xmm7, %xmm6, %xmm6
-        vpclmulqdq      $0x10, .Lgfpoly(%rip), %xmm4, %xmm7
-        vpshufd         $0x4e, %xmm4, %xmm4
-        vpxor           %xmm7, %xmm6, %xmm6
-        vpxor           %xmm4, %xmm6, %xmm6
-        vpclmulqdq      $0x10, .Lgfpoly(%rip), %xmm6, %xmm7
-        vpshufd         $0x4e, %xmm6, %xmm6
-        vpxor           %xmm7, %xmm5, %xmm5
-        vpxor           %xmm6, %xmm5, %xmm3
-        jmp             .Lpow\@
-.Lpow_done\@:
+        _mont_mul       %xmm0, %xmm0, %xmm1, %xmm4, %xmm5, %xmm6        /* H'^2 */
+        vinserti128     $1, %xmm0, %ymm1, %ymm2                         /* [H'^2, H'^1] */
+        vinserti128     $1, %xmm1, %ymm1, %ymm1                         /* H'^2 in both lanes */
+        _mont_mul       %ymm2, %ymm1, %ymm3, %ymm4, %ymm5, %ymm6        /* [H'^4, H'^3] */
+        vinserti128     $1, %xmm3, %ymm3, %ymm1                         /* H'^4 in both lanes */
+        _mont_mul       %ymm2, %ymm1, %ymm7, %ymm4, %ymm5, %ymm6        /* [H'^6, H'^5] */
+        _mont_mul       %ymm3, %ymm1, %ymm8, %ymm4, %ymm5, %ymm6        /* [H'^8, H'^7] */
+        vinserti128     $1, %xmm8, %ymm8, %ymm1                         /* H'^8 in both lanes */
+        _mont_mul       %ymm2, %ymm1, %ymm9, %ymm4, %ymm5, %ymm6        /* [H'^10, H'^9] */
+        _mont_mul       %ymm3, %ymm1, %ymm10, %ymm4, %ymm5, %ymm6       /* [H'^12, H'^11] */
+        _mont_mul       %ymm7, %ymm1, %ymm11, %ymm4, %ymm5, %ymm6       /* [H'^14, H'^13] */
+        _mont_mul       %ymm8, %ymm1, %ymm12, %ymm4, %ymm5, %ymm6       /* [H'^16, H'^15] */
+        _store_pows     %ymm2, 224                      /* H'^k at 16 * (16 - k) */
+        _store_pows     %ymm3, 192
+        _store_pows     %ymm7, 160
+        _store_pows     %ymm8, 128
+        _store_pows     %ymm9, 96
+        _store_pows     %ymm10, 64
+        _store_pows     %ymm11, 32
+        _store_pows     %ymm12, 0
         vpxor           %xmm0, %xmm0, %xmm0
 .irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
         vmovdqu         %ymm0, 512+32*\i(%rdi)
