@@ -1,6 +1,6 @@
 /*
- * VAES tiers: GHASH with VPCLMULQDQ and AES-GCM, stitched, on 256-bit (AVX2) and 512-bit
- * (AVX-512) vectors, from one source.
+ * VAES tiers: GHASH and POLYVAL with VPCLMULQDQ, and AES-GCM and AES-GCM-SIV's open, stitched,
+ * on 256-bit (AVX2) and 512-bit (AVX-512) vectors, from one source.
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  *
@@ -10,6 +10,9 @@
  *   aesfast_T_ghash(hkey, acc, in, n)    acc = GHASH(acc, n blocks).
  *   aesfast_T_gcm_ctr_then_hash(key, hkey, acc, ctr, in, out, n)   seal: CTR, then GHASH(out).
  *   aesfast_T_gcm_hash_then_ctr(key, hkey, acc, ctr, in, out, n)   open: GHASH(in), then CTR.
+ *   aesfast_T_polyval_init(hkey, h), aesfast_T_polyval(hkey, acc, in, n)   the same for POLYVAL.
+ *   aesfast_T_gcmsiv_ctr_then_hash(key, hkey, acc, ctr, in, out, n)   GCM-SIV open: CTR with
+ *                                        the little-endian counter, then POLYVAL(out).
  *
  * CPU features: those of the same tier's ctr32_xor (see vaes.S) and VPCLMULQDQ (CPUID leaf 7
  * ECX[10]). The 512-bit functions also use AVX512F (VPTERNLOGD, VEXTRACTI64X4, VBROADCASTI32X4,
@@ -42,6 +45,19 @@
  *   ready for the next block, with no shifts in the loops. Powers: H'^(i+j) = mul(H'^i, H'^j)
  *   with the same multiply, since each factor contributes the one y it needs.
  *
+ * POLYVAL (GCM-SIV, RFC 8452) is this arithmetic with nothing around it
+ *   POLYVAL's field is GF(2)[y] / P'(y) with the bits of each block, read as a little-endian
+ *   integer, as the coefficients (bit i of y^i): the integer form A above, as loaded, with no
+ *   byte reversal. Its product is dot(a, b) = a b y^-128 mod P': the Montgomery product above,
+ *   exactly. So POLYVAL is the same macros with hash format "polyval" instead of "ghash": no
+ *   VPSHUFB of data blocks, acc or H, and H' = H (dot's own y^-128 is what the y premultiplied
+ *   into GHASH's H' made up for). This is RFC 8452's POLYVAL(H, X) =
+ *   rev(GHASH(mulX(rev(H)), rev(X))) read backwards: mulX is the product by x = 1/y, which
+ *   cancels the y of H'. The table has the same layout; GCM-SIV's open (CTR with the counter
+ *   format ctr32le of vaes_macros.h, then POLYVAL of the output) is the seal loop below with
+ *   both formats changed, and GCM-SIV's seal is polyval, then ctr32le_xor (vaes.S), since its
+ *   counter starts from the tag.
+ *
  * Many blocks, one reduction
  *   GHASH of 16 blocks X0..X15 from acc is (acc ^ X0) H^16 ^ X1 H^15 ^ ... ^ X15 H^1: sixteen
  *   independent products, added before one reduction (reduction is linear). Each vector of
@@ -50,11 +66,15 @@
  *   accumulators whose lanes are reduced together and only then XORed into one lane.
  *   Products use Karatsuba: MI = (a_lo ^ a_hi)(b_lo ^ b_hi) ^ LO ^ HI, 3 VPCLMULQDQ per vector
  *   instead of 4 for two more cheap XOR/shuffle operations; the ^ LO ^ HI is done once per 16
- *   blocks, on the sums. (On Zen 3 a ymm VPCLMULQDQ costs about four times a VAESENC in
- *   throughput, measured, and the stitched loop is bound by its 26 VPCLMULQDQs, not by AES:
- *   replacing every VAESENC by a VPXOR leaves its speed unchanged.)
+ *   blocks, on the sums. (Zen 3, measured with independent instructions: VAESENC ymm 2 per
+ *   cycle, VPCLMULQDQ ymm or xmm 1 per 2 cycles, VPXOR ymm 4 per cycle, but they share the
+ *   vector pipes: 88 VAESENC + 26 VPCLMULQDQ take 66 cycles, not 52, and with the stitched
+ *   loop's ~100 XORs and 10 VPSHUFDs about 80. That mix, not either unit alone, bounds the
+ *   stitched loop, which runs at 95-98 cycles per 16 blocks; the unstitched GHASH loop is
+ *   at its VPCLMULQDQ bound, 52-53.)
  *
- * The hash-key table (aesfast_hash_key.tbl, 1024 bytes, 16-byte aligned only)
+ * The hash-key table (aesfast_hash_key.tbl, 1024 bytes, 16-byte aligned only; POLYVAL's the same
+ * with H' = H)
  *     bytes   0..255   H'^16, H'^15, ..., H'^1 (16 bytes each): the vector for blocks
  *                      i*VL/16 .. of a 16-block group is loaded from offset i*VL, and a group of
  *                      n < 16 blocks starts at offset 16*(16-n).
@@ -73,7 +93,8 @@
  *   Seal hashes the ciphertext of the previous iteration (read back from out) while encrypting
  *   the next: the first 16 blocks are encrypted alone, the last 16 hashed alone. Open hashes the
  *   current ciphertext while decrypting it; all loads of an iteration precede its stores, so
- *   in == out works. Counters are generated as in vaes.S (native form, inc32 per lane).
+ *   in == out works. Counters are generated as in vaes.S (native form, inc32 per lane, or
+ *   GCM-SIV's dword 0 as is), with the step and shuffle as memory operands.
  *
  *   Tail (fewer than 16 blocks): the keystream comes from the CTR tail of vaes_macros.h
  *   (_ctr_xor_tail_any); the hash loops over vectors of powers starting at H'^n, loading the last
