@@ -476,7 +476,7 @@
 .endm
 
 /* ------------------------------------------------------------------------------------------ */
-/* GCM                                                                                        */
+/* GCM, and GCM-SIV's open                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 
 /* One AES round with the round key \j places before the last, on the NV states. */
@@ -575,7 +575,7 @@
         sub             $16, NBLOCKS
         jb              .Ltail\@
 .if \enc
-        _gcm_group      0, \fmt, \hfmt                     /* first 16 blocks: nothing to hash yet */
+        _gcm_group      0, \fmt, \hfmt        /* first 16 blocks: nothing to hash yet */
         sub             $16, NBLOCKS
         jb              .Lhash_last\@
 .Lloop\@:
