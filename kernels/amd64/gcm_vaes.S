@@ -68,10 +68,10 @@
  *   instead of 4 for two more cheap XOR/shuffle operations; the ^ LO ^ HI is done once per 16
  *   blocks, on the sums. (Zen 3, measured with independent instructions: VAESENC ymm 2 per
  *   cycle, VPCLMULQDQ ymm or xmm 1 per 2 cycles, VPXOR ymm 4 per cycle, but they share the
- *   vector pipes: 88 VAESENC + 26 VPCLMULQDQ take 66 cycles, not 52, and with the stitched
- *   loop's ~100 XORs and 10 VPSHUFDs about 80. That mix, not either unit alone, bounds the
- *   stitched loop, which runs at 95-98 cycles per 16 blocks; the unstitched GHASH loop is
- *   at its VPCLMULQDQ bound, 52-53.)
+ *   vector pipes: AES-128's 80 VAESENC(LAST) + 26 VPCLMULQDQ take 61 cycles, not 52, and with
+ *   the loop's ~100 XORs and 10 VPSHUFDs 78. That mix, not either unit alone, bounds the
+ *   stitched loop, which runs at 95-98 cycles per 16 blocks (AES-128); the unstitched GHASH
+ *   loop is at its VPCLMULQDQ bound, 52-53.)
  *
  * The hash-key table (aesfast_hash_key.tbl, 1024 bytes, 16-byte aligned only; POLYVAL's the same
  * with H' = H)
