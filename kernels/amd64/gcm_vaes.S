@@ -260,11 +260,11 @@
  * In AT&T order VPCLMULQDQ is (imm, src2, src1, dst): imm bit 0 picks src1's qword, bit 4 src2's.
  */
 .macro _ghash_mul_acc hk, disp, first
-        _vmovdqu        \disp(\hk), GHP_V              /* the powers */
+        _vmovdqu        \disp(\hk), GHP_V               /* the powers */
 .if \first
         vpclmulqdq      $0x00, GHP_V, GD, GLO           /* a_lo * b_lo */
         vpclmulqdq      $0x11, GHP_V, GD, GHI           /* a_hi * b_hi */
-        _vmovdqu        256+\disp(\hk), GHP_V          /* their Karatsuba terms */
+        _vmovdqu        256+\disp(\hk), GHP_V           /* their Karatsuba terms */
         vpshufd         $0x4e, GD, GT                   /* qwords swapped */
         _vpxor          GD, GT, GT                      /* a_lo ^ a_hi in the low qword */
         vpclmulqdq      $0x00, GHP_V, GT, GMI           /* (a_lo ^ a_hi)(b_lo ^ b_hi) */
