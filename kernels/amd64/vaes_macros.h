@@ -123,9 +123,9 @@
 /* ------------------------------------------------------------------------------------------ */
 /* Counter generation, for two counter formats \fmt:                                          */
 /*   ctr32    GCM's inc32: a big-endian uint32 in bytes 12..15. Native form: those 4 bytes    */
-/*            reversed (VPSHUFB with BSWAP), so dword 3 is the counter; increments in dword 3.*/
-/*   ctr32le  GCM-SIV's: a little-endian uint32 in bytes 0..3, which is dword 0 as it is. The */
-/*            native form is the counter block itself (no shuffle); increments in dword 0.    */
+/*            reversed (VPSHUFB with BSWAP), so dword 3 is the counter; it is incremented.    */
+/*   ctr32le  GCM-SIV's: a little-endian uint32 in bytes 0..3, i.e. dword 0 as it is: the     */
+/*            native form is the counter block itself (no shuffle); dword 0 is incremented.   */
 /* In both, VPADDD adds per dword, so the counter wraps mod 2^32 and the other 12 bytes never */
 /* change.                                                                                    */
 /* ------------------------------------------------------------------------------------------ */
