@@ -30,12 +30,14 @@
  */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c11 */
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/core_dispatch.h>
@@ -1509,6 +1511,25 @@ static int limit_child(const struct impl *im, int ki, const struct limit_case *c
     return ok ? LIM_ACCEPTED : ERR_peek_error() != 0 ? LIM_REFUSED : LIM_SILENT;
 }
 
+/*
+ * Waits for the child, at most 5 s: under qemu-user (7.2) a forked child that takes a SIGSEGV
+ * does not die but spins, and ignores SIGALRM too, so the parent kills it. Returns 0 then.
+ */
+static int wait_child(pid_t pid, int *status)
+{
+    const struct timespec tick = { 0, 10 * 1000 * 1000 };
+    int i;
+
+    for (i = 0; i < 500; i++) {
+        if (waitpid(pid, status, WNOHANG) == pid)
+            return 1;
+        nanosleep(&tick, NULL);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, status, 0);
+    return 0;
+}
+
 static void t_limits(int ki)
 {
     static const char *const result[] = { [LIM_REFUSED] = "refused up front, with an error",
@@ -1525,7 +1546,8 @@ static void t_limits(int ki)
     map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (!CHECK(map != MAP_FAILED && mprotect(map + page, (size_t)page, PROT_NONE) == 0, "mmap"))
         return;
-    for (side = 0; side < 2; side++) {
+    /* Default is only reported, and once (under qemu each of its crashes costs the 5 s above). */
+    for (side = ki == 0 ? 0 : 1; side < 2; side++) {
         const char *who = side == 0 ? "default" : tname;
         int check = side == 1 && strcmp(tname, "default") != 0;
         struct impl im;
@@ -1534,20 +1556,22 @@ static void t_limits(int ki)
                    "%s or one of its functions", who, name))
             continue;
         for (i = 0; i < sizeof(limit_cases) / sizeof(limit_cases[0]); i++) {
-            int status = 0, code;
+            int status = 0, code, done;
             pid_t pid;
 
             fflush(stdout);
             pid = fork();
             if (pid == 0)
                 _exit(limit_child(&im, ki, &limit_cases[i], map + page));
-            if (!CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "fork/wait"))
+            if (!CHECK(pid > 0, "fork"))
                 continue;
-            code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+            done = wait_child(pid, &status);
+            code = done && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
             if (code == -1)
-                printf("%s [%s] %s: %s: crashed with signal %d (no up-front check: it read past "
-                       "the 64 bytes given)\n", check ? "FAIL" : "note", scope, who,
-                       limit_cases[i].what, WTERMSIG(status));
+                printf("%s [%s] %s: %s: %s %d (no up-front check: it read past the 64 bytes "
+                       "given)\n", check ? "FAIL" : "note", scope, who, limit_cases[i].what,
+                       done ? "crashed with signal" : "hung (as a crash under qemu does), killed; "
+                       "signal", WTERMSIG(status));
             else
                 printf("%s [%s] %s: %s: %s\n", !check || code == LIM_REFUSED ? "ok  " : "FAIL",
                        scope, who, limit_cases[i].what, code <= LIM_SETUP && code != 1
