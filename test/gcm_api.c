@@ -869,12 +869,33 @@ static void t_tag(int ki)
             snprintf(what, sizeof(what), "get tag(%d) after final", len);
             gettag2(what, r, t, len, NULL);
         }
+        /* The real tag: default's refused set overwrites its tag (below), so no divergence. */
         settag2("set tag after encrypt final", r, t, 16, tag);
         /* Next message with a new IV: the tag of the last one is not readable mid-message. */
         if (init2("reinit new IV", r, t, ki, 1, NULL, tag + 20, 0)) {
             data2("data", r, t, msg, 10, 0);
             gettag2("get tag mid-message, after an earlier final", r, t, 16, NULL);
         }
+    }
+    /* A refused set must not change the tag that was made. Default's does: it copies the bytes
+     * over its tag before it checks the direction, so its next read returns them (reported, not
+     * compared). T's read must still return the real tag. */
+    if (strcmp(tname, "default") != 0 && init2("init encrypt", r, t, ki, 1, key, iv, 1)
+        && message2("seal", r, t, 1, aad, sizeof(aad), msg, sizeof(msg), tag)) {
+        unsigned char rafter[16], tafter[16], bogus[40];
+
+        memset(bogus, 0xEE, sizeof(bogus));
+        settag2("set a different tag after encrypt final", r, t, 16, bogus);
+        ERR_clear_error();
+        if (CHECK(EVP_CIPHER_CTX_ctrl(r, EVP_CTRL_AEAD_GET_TAG, 16, rafter) > 0
+                  && EVP_CIPHER_CTX_ctrl(t, EVP_CTRL_AEAD_GET_TAG, 16, tafter) > 0,
+                  "tag read again after a refused set"))
+            CHECK(memcmp(tafter, tag, 16) == 0, "a refused set changed %s's tag to %s", tname,
+                  hex(tafter, 16));
+        if (memcmp(rafter, tag, 16) != 0)
+            note("default's tag after its refused set reads %s: the refused bytes",
+                 hex(rafter, 16));
+        ERR_clear_error();
     }
     /* Decrypting: set lengths -1..18, then the open with that many tag bytes. */
     for (len = -1; len <= 18; len++) {
