@@ -1171,6 +1171,39 @@ static void t_tls12(int ki)
             tls_record2(what, r, t, rec, n + 24, ro, to);
             /* The record opens under default (the fixed IV's counter went up by one). */
         }
+    /* A copy made after "tlsaad" seals the same record as the original, and each goes on to the
+     * next record on its own (the invocation counter and pending AAD are per context). */
+    if (init2("init encrypt, key", r, t, ki, 1, key, NULL, 1)
+        && ctrl2("SET_IV_FIXED(-1)", r, t, EVP_CTRL_GCM_SET_IV_FIXED, -1, fixed, 12, 0)) {
+        EVP_CIPHER_CTX *rc = EVP_CIPHER_CTX_new(), *tc = EVP_CIPHER_CTX_new();
+        int rr, tr, re, te, k;
+
+        tls_aad(aad, 0, 100 + 8);
+        ctrl2("TLS1_AAD", r, t, EVP_CTRL_AEAD_TLS1_AAD, 13, aad, 13, 13);
+        RUN(rr, re, EVP_CIPHER_CTX_copy(rc, r));
+        RUN(tr, te, EVP_CIPHER_CTX_copy(tc, t));
+        if (outcome("EVP_CIPHER_CTX_copy with a record pending", rr, re, tr, te)) {
+            unsigned char first[124];
+
+            memset(rec, 0, 8);
+            memcpy(rec + 8, msg, 100);
+            tls_record2("the original seals the record", r, t, rec, 124, ro, to);
+            memcpy(first, to, sizeof(first));
+            tls_record2("the copy seals the same record", rc, tc, rec, 124, ro, to);
+            CHECK(memcmp(first, to, sizeof(first)) == 0, "the copy's record differs from the "
+                  "original's");
+            for (k = 0; k < 2; k++) {
+                EVP_CIPHER_CTX *x = k == 0 ? r : rc, *y = k == 0 ? t : tc;
+
+                tls_aad(aad, 1, 30 + 8);
+                ctrl2("TLS1_AAD, next record", x, y, EVP_CTRL_AEAD_TLS1_AAD, 13, aad, 13, 13);
+                memcpy(rec + 8, msg, 30);
+                tls_record2(k == 0 ? "the original's next record" : "the copy's next record", x,
+                            y, rec, 54, ro, to);
+            }
+        }
+        free2(rc, tc);
+    }
     /* After a record the IV is finished: a plain update fails. */
     data2("plain update after a TLS record", r, t, msg, 16, 0);
     /* "tlsivgen" with the whole IV given: deterministic, counts up, then the normal path. */
