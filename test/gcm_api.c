@@ -77,7 +77,7 @@ static OSSL_PROVIDER *pdef, *ptest;
 /* An update with in == NULL and a length > 0 (out != NULL): default's GCM takes in == NULL as
  * "final" (it computes the tag and finishes the IV, outputs nothing, returns success); aesfast
  * refuses an input buffer that is missing. */
-#define D_NULL_INPUT "output buffer too small"
+#define D_NULL_INPUT "null buffer"
 /* Output one byte past the input (a partial overlap; in place is fine): default goes ahead, and
  * what it writes depends on its block order; aesfast refuses. */
 #define D_OVERLAP "partially overlap"
