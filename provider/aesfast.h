@@ -49,6 +49,7 @@ enum {
     AESFAST_R_TLS_RECORD,
     AESFAST_R_RANDOM_FAILED,
     AESFAST_R_ONE_DATA_UPDATE,
+    AESFAST_R_NULL_BUFFER,
 };
 
 /* Stores the core's error functions; called once from OSSL_provider_init. */

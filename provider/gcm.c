@@ -494,8 +494,9 @@ static int gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
         return 1;
     }
     if (in == NULL) {
-        AESFAST_RAISE(c->prov, AESFAST_R_OUTPUT_BUFFER_TOO_SMALL,
-                      "%s: %zu bytes of input from a NULL buffer", c->name, inl);
+        AESFAST_RAISE(c->prov, AESFAST_R_NULL_BUFFER,
+                      "%s: %zu bytes of input from a NULL buffer (the final is a separate call)",
+                      c->name, inl);
         return 0;
     }
     if (outsize < inl) {
