@@ -117,7 +117,7 @@ static size_t untrack(const void *p)
 
 #define MAX_PATTERNS 512
 static unsigned char patterns[MAX_PATTERNS][16];
-static char pattern_names[MAX_PATTERNS][48];
+static char pattern_names[MAX_PATTERNS][64];
 static int npatterns;
 
 static unsigned long scanned_blocks, found_blocks;
@@ -432,6 +432,140 @@ static unsigned long run_gcm(const EVP_CIPHER *cipher, const aesfast_kernel *k, 
     return found_blocks - before;
 }
 
+/* ---- AES-GCM-SIV ------------------------------------------------------------------------- */
+
+/* The per-nonce secrets of GCM-SIV (RFC 8452, section 4), computed with tier k: the message
+ * authentication key, the message encryption key and its schedule, the POLYVAL table, and the
+ * POLYVAL state after 16 bytes of AAD. */
+typedef struct {
+    aesfast_key master, enc;
+    aesfast_hash_key hk;
+    unsigned char auth[16], enckey[32], acc[16];
+} siv_secrets;
+
+static void siv_derive(const aesfast_kernel *k, siv_secrets *g, const unsigned char *key,
+                       size_t keylen, const unsigned char nonce[12], const unsigned char aad[16])
+{
+    unsigned char ctr[16] = {0}, zero[96] = {0}, ks[96];
+    size_t nblocks = 2 + keylen / 8;
+
+    memset(g, 0, sizeof(*g));
+    k->set_key(&g->master, key, keylen);
+    memcpy(ctr + 4, nonce, 12);
+    k->gcmsiv.ctr(&g->master, ctr, zero, ks, nblocks);
+    for (size_t j = 0; j < 2; j++)
+        memcpy(g->auth + 8 * j, ks + 16 * j, 8);
+    for (size_t j = 2; j < nblocks; j++)
+        memcpy(g->enckey + 8 * (j - 2), ks + 16 * j, 8);
+    k->set_key(&g->enc, g->enckey, keylen);
+    k->gcmsiv.hash_init(&g->hk, g->auth);
+    k->gcmsiv.hash(&g->hk, g->acc, aad, 1);
+    OPENSSL_cleanse(ks, sizeof(ks));
+}
+
+/* Patterns: the derived keys, the POLYVAL state, 16-byte windows of the encryption key's round
+ * keys and of the POLYVAL table where the two messages' differ and hold >= 12 non-zero bytes. */
+static void siv_patterns(const siv_secrets *g1, const siv_secrets *g2, size_t keylen)
+{
+    const siv_secrets *g[2] = {g1, g2};
+    char name[64];
+
+    for (int i = 0; i < 2; i++) {
+        snprintf(name, sizeof(name), "message %d's authentication key", i + 1);
+        add_pattern(g[i]->auth, name);
+        snprintf(name, sizeof(name), "message %d's encryption key", i + 1);
+        add_pattern(g[i]->enckey, name);
+        if (keylen == 32) {
+            snprintf(name, sizeof(name), "message %d's encryption key (bytes 16..31)", i + 1);
+            add_pattern(g[i]->enckey + 16, name);
+        }
+        snprintf(name, sizeof(name), "message %d's POLYVAL state", i + 1);
+        add_pattern(g[i]->acc, name);
+    }
+    const struct {
+        const unsigned char *a, *b;
+        size_t n;
+        const char *what;
+    } areas[] = {
+        {g1->enc.rk, g2->enc.rk, sizeof(g1->enc.rk), "encryption round keys"},
+        {g1->hk.tbl, g2->hk.tbl, sizeof(g1->hk.tbl), "POLYVAL table"},
+    };
+    for (size_t a = 0; a < 2; a++)
+        for (size_t w = 0; w + 16 <= areas[a].n && npatterns + 2 <= MAX_PATTERNS - 8; w += 16) {
+            if (memcmp(areas[a].a + w, areas[a].b + w, 16) == 0)
+                continue;
+            for (int i = 0; i < 2; i++) {
+                const unsigned char *p = (i ? areas[a].b : areas[a].a) + w;
+                int nz = 0;
+
+                for (int b = 0; b < 16; b++)
+                    nz += p[b] != 0;
+                if (nz < 12)
+                    continue;
+                snprintf(name, sizeof(name), "message %d's %s, bytes %zu..%zu", i + 1,
+                         areas[a].what, w, w + 15);
+                add_pattern(p, name);
+            }
+        }
+}
+
+static unsigned long run_gcmsiv(const EVP_CIPHER *cipher, const aesfast_kernel *k, int bits,
+                                int rekey_copy, size_t min_block)
+{
+    unsigned char key1[32], key2[32], n1[12], n2[12], aad[16], msg[64], out[64], tag[16];
+    static siv_secrets g1, g2;
+    EVP_CIPHER_CTX *a = EVP_CIPHER_CTX_new(), *b = EVP_CIPHER_CTX_new(), *c = EVP_CIPHER_CTX_new();
+    unsigned long before = found_blocks;
+    int first = npatterns, l = 0;
+    char what[96];
+
+    random_bytes(key1, sizeof(key1));
+    random_bytes(key2, sizeof(key2));
+    random_bytes(n1, sizeof(n1));
+    random_bytes(n2, sizeof(n2));
+    random_bytes(aad, sizeof(aad));
+    random_bytes(msg, sizeof(msg));
+    siv_derive(k, &g1, key1, (size_t)bits / 8, n1, aad);
+    siv_derive(k, &g2, key2, (size_t)bits / 8, n2, aad);
+    add_pattern(key1, "the first key (bytes 0..15)");
+    add_pattern(key2, "the new key (bytes 0..15)");
+    if (bits == 256) {
+        add_pattern(key1 + 16, "the first key (bytes 16..31)");
+        add_pattern(key2 + 16, "the new key (bytes 16..31)");
+    }
+    siv_patterns(&g1, &g2, (size_t)bits / 8);
+
+    snprintf(what, sizeof(what), "AES-%d-GCM-SIV, re-keying the %s", bits,
+             rekey_copy ? "copy" : "original");
+    CHECK(a != NULL && b != NULL && c != NULL, "%s: EVP_CIPHER_CTX_new", what);
+    CHECK(EVP_EncryptInit_ex2(a, cipher, key1, n1, NULL), "%s: init", what);
+    CHECK(EVP_EncryptUpdate(a, NULL, &l, aad, 16) && l == 16, "%s: 16 bytes of AAD", what);
+    CHECK(EVP_CIPHER_CTX_copy(c, a), "%s: EVP_CIPHER_CTX_copy after the AAD", what);
+    free_ctx(c, what, min_block);
+    CHECK(EVP_CIPHER_CTX_copy(b, a), "%s: a second copy", what);
+    EVP_CIPHER_CTX *re = rekey_copy ? b : a, *other = rekey_copy ? a : b;
+    CHECK(EVP_EncryptInit_ex2(re, NULL, key2, n2, NULL), "%s: re-init with a new key", what);
+    CHECK(EVP_EncryptUpdate(re, NULL, &l, aad, 16) && EVP_EncryptUpdate(re, out, &l, msg, 37)
+          && l == 37, "%s: AAD and 37 bytes under the new key", what);
+    CHECK(EVP_EncryptUpdate(other, out, &l, msg, 37) && l == 37
+          && EVP_EncryptFinal_ex(other, out, &l)
+          && EVP_CIPHER_CTX_ctrl(other, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0,
+          "%s: 37 bytes, final and tag (the other one)", what);
+    ERR_print_errors_fp(stdout);
+
+    free_ctx(a, what, min_block);
+    free_ctx(b, what, min_block);
+    CHECK(found_blocks == before, "%s: %lu freed block(s) still held key material", what,
+          found_blocks - before);
+
+    npatterns = first;
+    OPENSSL_cleanse(key1, sizeof(key1));
+    OPENSSL_cleanse(key2, sizeof(key2));
+    OPENSSL_cleanse(&g1, sizeof(g1));
+    OPENSSL_cleanse(&g2, sizeof(g2));
+    return found_blocks - before;
+}
+
 int main(int argc, char **argv)
 {
     static const int bits[3] = {128, 192, 256};
@@ -489,6 +623,18 @@ int main(int argc, char **argv)
 
         run_gcm(c, kern, bits[k], 0, min_block);
         run_gcm(c, kern, bits[k], 1, min_block);
+        EVP_CIPHER_free(c);
+    }
+    /* GCM-SIV: aesfast's only (the default provider of OpenSSL 3.0 and 3.1 has none). A context
+     * embeds two aesfast_keys and an aesfast_hash_key. */
+    for (k = 0; k < 3 && kern != NULL && strcmp(provider, "aesfast") == 0; k++) {
+        static const char *const siv_algs[3] = {"AES-128-GCM-SIV", "AES-192-GCM-SIV",
+                                                "AES-256-GCM-SIV"};
+        EVP_CIPHER *c = tu_fetch_cipher(siv_algs[k], provider);
+
+        min_block = 2 * sizeof(aesfast_key) + sizeof(aesfast_hash_key);
+        run_gcmsiv(c, kern, bits[k], 0, min_block);
+        run_gcmsiv(c, kern, bits[k], 1, min_block);
         EVP_CIPHER_free(c);
     }
     tu_providers_unload(&prov);
