@@ -192,6 +192,40 @@ static int safe_open_needs_tag(const char *prov)
     return !update && memcmp(out, m.pt, m.len) != 0;
 }
 
+/* A nonce length other than 12, asked for through "ivlen", is refused (not ignored). */
+static int safe_ivlen(const char *prov)
+{
+    EVP_CIPHER *c = fetch(prov, 16);
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int accepted = EVP_EncryptInit_ex2(ctx, c, NULL, NULL, NULL)
+                && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_IVLEN, 16, NULL) > 0;
+
+    EVP_CIPHER_CTX_free(ctx);
+    EVP_CIPHER_free(c);
+    ERR_clear_error();
+    return !accepted;
+}
+
+/* A final with no data update seals the empty message (the tag of a zero-length update). */
+static int safe_empty_seal(const char *prov)
+{
+    msg m;
+    uint8_t out[16], tag[16], want_tag[16];
+    EVP_CIPHER *c = fetch(prov, 16);
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int outl;
+
+    msg_random(&m, 16, 13, 0);
+    int ok = EVP_EncryptInit_ex2(ctx, c, m.key, m.nonce, NULL)
+          && EVP_EncryptUpdate(ctx, NULL, &outl, m.aad, (int)m.aadlen)
+          && EVP_EncryptFinal_ex(ctx, out, &outl)
+          && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0;
+    EVP_CIPHER_CTX_free(ctx);
+    EVP_CIPHER_free(c);
+    ERR_clear_error();
+    return ok && seal(prov, &m, out, want_tag) && memcmp(tag, want_tag, 16) == 0;
+}
+
 static const struct {
     const char *what;
     int (*safe)(const char *prov);
@@ -203,6 +237,8 @@ static const struct {
     {"a forged AAD bit: the update fails and the output is wiped", safe_forged_aad},
     {"a forged ciphertext bit: the update fails and the output is wiped", safe_forged_ct},
     {"opening without a tag fails before any plaintext", safe_open_needs_tag},
+    {"a nonce length other than 12 (ivlen) is refused", safe_ivlen},
+    {"a final with no data update seals the empty message", safe_empty_seal},
 };
 
 /* ---- bad input, and the round trip ------------------------------------------------------- */
