@@ -37,6 +37,17 @@ enum {
     AESFAST_R_KERNEL_UNKNOWN,
     AESFAST_R_KERNEL_UNAVAILABLE,
     AESFAST_R_OUT_OF_MEMORY,
+    AESFAST_R_INVALID_TAG,
+    AESFAST_R_INVALID_TAG_LENGTH,
+    AESFAST_R_TAG_NOT_SET,
+    AESFAST_R_TAG_MISMATCH,
+    AESFAST_R_AAD_AFTER_DATA,
+    AESFAST_R_MESSAGE_TOO_LONG,
+    AESFAST_R_IV_ALREADY_USED,
+    AESFAST_R_NO_IV_GEN,
+    AESFAST_R_INVALID_TLS_AAD,
+    AESFAST_R_TLS_RECORD,
+    AESFAST_R_RANDOM_FAILED,
 };
 
 /* Stores the core's error functions; called once from OSSL_provider_init. */
@@ -61,5 +72,8 @@ void aesfast_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern const OSSL_DISPATCH aesfast_aes128ctr_functions[];
 extern const OSSL_DISPATCH aesfast_aes192ctr_functions[];
 extern const OSSL_DISPATCH aesfast_aes256ctr_functions[];
+extern const OSSL_DISPATCH aesfast_aes128gcm_functions[];
+extern const OSSL_DISPATCH aesfast_aes192gcm_functions[];
+extern const OSSL_DISPATCH aesfast_aes256gcm_functions[];
 
 #endif /* AESFAST_H */

@@ -18,6 +18,7 @@
 #include <openssl/params.h>
 
 #include "aesfast.h"
+#include "stream.h"
 
 typedef struct {
     aesfast_key key; /* first: OPENSSL_zalloc's 16-byte alignment is what the kernels need */
@@ -26,8 +27,7 @@ typedef struct {
     size_t keylen;
     uint8_t iv[AESFAST_BLOCK];  /* the IV as given ("iv") */
     uint8_t ctr[AESFAST_BLOCK]; /* counter block of the next keystream block ("updated-iv") */
-    uint8_t ks[AESFAST_BLOCK];  /* keystream of the current partial block */
-    unsigned int num;           /* bytes of ks already used, 0..15 */
+    keystream ks;               /* the current partial block; ks.num is the "num" parameter */
     unsigned int pad;           /* the "padding" parameter: 0 or 1, stored, meaningless for CTR */
     int key_set, iv_set;
 } ctr_ctx;
@@ -87,22 +87,19 @@ static void ctr_blocks(ctr_ctx *c, const uint8_t *in, uint8_t *out, size_t nbloc
 
 static void ctr_xor(ctr_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
 {
-    while (c->num != 0 && len > 0) {
-        *out++ = *in++ ^ c->ks[c->num];
-        c->num = (c->num + 1) % AESFAST_BLOCK;
-        len--;
-    }
+    size_t used = ks_spend(&c->ks, in, out, len);
+
+    in += used;
+    out += used;
+    len -= used;
     size_t nblocks = len / AESFAST_BLOCK;
     ctr_blocks(c, in, out, nblocks);
     in += nblocks * AESFAST_BLOCK;
     out += nblocks * AESFAST_BLOCK;
     len %= AESFAST_BLOCK;
     if (len > 0) {
-        c->kernel->encrypt_block(&c->key, c->ctr, c->ks);
+        ks_tail(&c->ks, c->kernel, &c->key, c->ctr, in, out, len);
         ctr_add(c->ctr, 1);
-        for (size_t i = 0; i < len; i++)
-            out[i] = in[i] ^ c->ks[i];
-        c->num = (unsigned int)len;
     }
 }
 
@@ -171,8 +168,7 @@ static int ctr_init(void *vctx, const unsigned char *key, size_t keylen, const u
         c->iv_set = 1;
     }
     /* A new key or IV starts a new stream (as in the default provider, even with neither). */
-    c->num = 0;
-    OPENSSL_cleanse(c->ks, sizeof(c->ks));
+    OPENSSL_cleanse(&c->ks, sizeof(c->ks));
     return ctr_set_ctx_params(c, params);
 }
 
@@ -299,7 +295,7 @@ static int ctr_get_ctx_params(void *vctx, OSSL_PARAM params[])
         && !OSSL_PARAM_set_uint(p, c->pad))
         goto cannot_return;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_NUM)) != NULL
-        && !OSSL_PARAM_set_uint(p, c->num))
+        && !OSSL_PARAM_set_uint(p, c->ks.num))
         goto cannot_return;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) != NULL
         && !OSSL_PARAM_set_octet_string(p, c->iv, AESFAST_BLOCK)
@@ -378,7 +374,7 @@ static int ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[])
                               "num must be 0 for a cipher of block size 1, not %u", u);
                 return 0;
             }
-            c->num = 0; /* the rest of the current keystream block is skipped */
+            c->ks.num = 0; /* the rest of the current keystream block is skipped */
         } else if (strcmp(p->key, OSSL_CIPHER_PARAM_USE_BITS) == 0
                    || strcmp(p->key, OSSL_CIPHER_PARAM_TLS_VERSION) == 0) {
             if (!OSSL_PARAM_get_uint(p, &u))

@@ -57,6 +57,17 @@ static const OSSL_ITEM reason_strings[] = {
     {AESFAST_R_KERNEL_UNKNOWN, "unknown kernel"},
     {AESFAST_R_KERNEL_UNAVAILABLE, "kernel not available on this cpu"},
     {AESFAST_R_OUT_OF_MEMORY, "out of memory"},
+    {AESFAST_R_INVALID_TAG, "invalid tag"},
+    {AESFAST_R_INVALID_TAG_LENGTH, "invalid tag length"},
+    {AESFAST_R_TAG_NOT_SET, "tag not set"},
+    {AESFAST_R_TAG_MISMATCH, "tag verification failed"},
+    {AESFAST_R_AAD_AFTER_DATA, "aad after data"},
+    {AESFAST_R_MESSAGE_TOO_LONG, "message too long"},
+    {AESFAST_R_IV_ALREADY_USED, "iv already used"},
+    {AESFAST_R_NO_IV_GEN, "tls iv generation not set up"},
+    {AESFAST_R_INVALID_TLS_AAD, "invalid tls aad"},
+    {AESFAST_R_TLS_RECORD, "invalid tls record"},
+    {AESFAST_R_RANDOM_FAILED, "random number generation failed"},
     {0, NULL},
 };
 

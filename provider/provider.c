@@ -24,6 +24,12 @@ static const OSSL_ALGORITHM aesfast_ciphers[] = {
     {"AES-128-CTR", AESFAST_PROPS, aesfast_aes128ctr_functions, "AES-128 in counter mode"},
     {"AES-192-CTR", AESFAST_PROPS, aesfast_aes192ctr_functions, "AES-192 in counter mode"},
     {"AES-256-CTR", AESFAST_PROPS, aesfast_aes256ctr_functions, "AES-256 in counter mode"},
+    {"AES-128-GCM:id-aes128-GCM:2.16.840.1.101.3.4.1.6", AESFAST_PROPS,
+     aesfast_aes128gcm_functions, "AES-128 in Galois/counter mode"},
+    {"AES-192-GCM:id-aes192-GCM:2.16.840.1.101.3.4.1.26", AESFAST_PROPS,
+     aesfast_aes192gcm_functions, "AES-192 in Galois/counter mode"},
+    {"AES-256-GCM:id-aes256-GCM:2.16.840.1.101.3.4.1.46", AESFAST_PROPS,
+     aesfast_aes256gcm_functions, "AES-256 in Galois/counter mode"},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -1,7 +1,7 @@
 #!/bin/sh
-# Load test: the openssl command-line tool finds aesfast, reports it active, lists its three CTR
-# ciphers, and `openssl enc -aes-256-ctr` through aesfast round-trips and equals the default
-# provider's ciphertext.
+# Load test: the openssl command-line tool finds aesfast, reports it active, lists its CTR and GCM
+# ciphers, `openssl enc -aes-256-ctr` through aesfast round-trips and equals the default
+# provider's ciphertext, and `openssl enc -aes-128-gcm` is refused exactly as default's is.
 #
 #   test/load_test.sh OPENSSL_BIN MODULE_PATH        exit 0 pass, 1 fail
 #
@@ -60,11 +60,13 @@ fi
 #    -provider-path/-provider without the cnf).
 check_list() { # label, output
   for n in 128 192 256; do
-    if printf '%s\n' "$2" | grep -Eiq "(^|[ {,])AES-$n-CTR([ },].*)?@ $prov\$"; then
-      pass "$1: AES-$n-CTR @ $prov"
-    else
-      fail "$1: AES-$n-CTR @ $prov not listed"
-    fi
+    for m in CTR GCM; do
+      if printf '%s\n' "$2" | grep -Eiq "(^|[ {,])AES-$n-$m([ },].*)?@ $prov\$"; then
+        pass "$1: AES-$n-$m @ $prov"
+      else
+        fail "$1: AES-$n-$m @ $prov not listed"
+      fi
+    done
   done
 }
 check_list "list -cipher-algorithms (cnf)" \
@@ -114,6 +116,21 @@ if [ "$prov" = default ] || [ "$(basename "$module" .so)" = "$prov" ]; then
 fi
 # Through the cnf, with default loaded too, pinned by a property query.
 try_enc "enc (cnf) -propquery provider=$prov" with_cnf
+
+# 4. enc refuses AES-GCM (an AEAD cipher) through the provider exactly as it refuses default's:
+#    same exit status, same message, no output.
+enc_gcm() { # CNF [EXTRA_ARGS...]: prints "status<TAB>first non-error line of stderr"
+  gcm_cnf=$1
+  shift
+  OPENSSL_CONF=$gcm_cnf $wrap "$bin" enc -aes-128-gcm -K "$key" -iv "$(printf '%.24s' "$iv")" \
+    -in "$tmp/pt" -out "$tmp/gcm.out" "$@" 2>"$tmp/gcm.err"
+  printf '%s\t%s\n' $? "$(grep -v '^[0-9A-F]*:error:' "$tmp/gcm.err" | head -n1)"
+}
+ref_gcm=$(enc_gcm "$empty")
+got_gcm=$(enc_gcm "$cnf" -propquery "provider=$prov")
+case $ref_gcm in 0*) fail "enc -aes-128-gcm: the default provider accepted it: $ref_gcm" ;; esac
+if [ "$got_gcm" = "$ref_gcm" ]; then pass "enc -aes-128-gcm refused as by default ($ref_gcm)"
+else fail "enc -aes-128-gcm: '$got_gcm', default: '$ref_gcm'"; fi
 
 if [ $fails -eq 0 ]; then echo "load_test: PASS"; exit 0; fi
 echo "load_test: $fails check(s) failed"; exit 1

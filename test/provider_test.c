@@ -232,20 +232,31 @@ static const struct expected_tier {
     aesfast_set_key_fn *set_key;
     aesfast_encrypt_block_fn *encrypt_block;
     aesfast_ctr32_xor_fn *ctr32_xor;
+    aesfast_aead_kernel gcm;
 } expected_tiers[] = {
+/* A tier's GCM table: aesfast_<init>_ghash_init, then aesfast_<fns>_ghash and the rest. */
+#define GCM(init, fns, ctr)                                                                    \
+    {aesfast_##init##_ghash_init, aesfast_##fns##_ghash, ctr, aesfast_##fns##_gcm_ctr_then_hash, \
+     aesfast_##fns##_gcm_hash_then_ctr}
 #if defined(__x86_64__) && defined(AESFAST_ASM)
-    /* The VAES tiers reuse AES-NI's key schedule and single block; only their CTR loop is theirs. */
+    /* The VAES tiers reuse AES-NI's key schedule and single block; the loops are theirs. */
     {"vaes-avx512", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
-     aesfast_vaes_avx512_ctr32_xor},
+     aesfast_vaes_avx512_ctr32_xor, GCM(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_ctr32_xor)},
     {"vaes-avx2", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
-     aesfast_vaes_avx2_ctr32_xor},
-    {"aesni", aesfast_aesni_set_key, aesfast_aesni_encrypt_block, aesfast_aesni_ctr32_xor},
+     aesfast_vaes_avx2_ctr32_xor, GCM(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_ctr32_xor)},
+    {"aesni", aesfast_aesni_set_key, aesfast_aesni_encrypt_block, aesfast_aesni_ctr32_xor,
+     GCM(aesni, aesni, aesfast_aesni_ctr32_xor)},
 #endif
 #if defined(__aarch64__) && defined(AESFAST_ASM)
-    {"armv8", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor},
+    /* armv8-sha3 is armv8 with the EOR3 GHASH loops; the table layout (ghash_init) is shared. */
+    {"armv8-sha3", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor,
+     GCM(armv8, armv8_sha3, aesfast_armv8_ctr32_xor)},
+    {"armv8", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor,
+     GCM(armv8, armv8, aesfast_armv8_ctr32_xor)},
 #endif
     {"generic", aesfast_generic_set_key, aesfast_generic_encrypt_block,
-     aesfast_generic_ctr32_xor},
+     aesfast_generic_ctr32_xor, GCM(generic, generic, aesfast_generic_ctr32_xor)},
+#undef GCM
 };
 #define N_EXPECTED (sizeof(expected_tiers) / sizeof(expected_tiers[0]))
 
@@ -270,6 +281,8 @@ static void test_dispatch(void)
                   "tier %s: encrypt_block is not the expected function", k->name);
             CHECK(k->ctr32_xor == e->ctr32_xor, "tier %s: ctr32_xor is not the expected function",
                   k->name);
+            CHECK(memcmp(&k->gcm, &e->gcm, sizeof(e->gcm)) == 0,
+                  "tier %s: the GCM kernels are not the expected functions", k->name);
         }
         /* Same order as the table: best first, so "the first usable" is "the best usable". */
         CHECK(n < N_EXPECTED && strcmp(k->name, expected_tiers[n].name) == 0,

@@ -1,0 +1,98 @@
+/*
+ * The byte-stream layer over the whole-block kernels, shared by every mode: the leftover keystream
+ * of a partial block (CTR, GCM, GCM-SIV) and, for the AEAD modes, the hash of AAD and data in
+ * updates of any length (aead_stream).
+ *
+ * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
+ *
+ * Kernels only see whole blocks and never keep state (kernels/aesfast_kernel.h). Everything that
+ * depends on where a previous update stopped lives here, in one place:
+ *
+ *   keystream   ks[16] and num: the keystream block of the current partial block and how many of
+ *               its bytes are used. The next update first spends the rest (ks_spend), then runs
+ *               the kernel over whole blocks, then makes one new keystream block for a tail.
+ *   aead_stream the counter block of the next keystream block, the hash state acc, the bytes of
+ *               the current partial block still to be hashed (part), and the AAD and data
+ *               lengths. AAD comes first, in any number of pieces; the first data byte pads the
+ *               AAD's last partial block with zeros, as GHASH and POLYVAL do.
+ */
+#ifndef AESFAST_STREAM_H
+#define AESFAST_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aesfast_kernel.h"
+
+/* Keystream of a partial block. num is 0..15; 0 means no leftover. */
+typedef struct keystream {
+    uint8_t ks[AESFAST_BLOCK];
+    unsigned int num;
+} keystream;
+
+/* XORs up to len bytes of the leftover keystream into out; returns how many it used. */
+static inline size_t ks_spend(keystream *k, const uint8_t *in, uint8_t *out, size_t len)
+{
+    size_t used = 0;
+
+    while (k->num != 0 && used < len) {
+        out[used] = in[used] ^ k->ks[k->num];
+        used++;
+        k->num = (k->num + 1) % AESFAST_BLOCK;
+    }
+    return used;
+}
+
+/* A tail of len (1..15) bytes: ks = AES(ctr), out = in ^ ks, and the rest of ks stays for later. */
+static inline void ks_tail(keystream *k, const aesfast_kernel *kern, const aesfast_key *key,
+                           const uint8_t ctr[AESFAST_BLOCK], const uint8_t *in, uint8_t *out,
+                           size_t len)
+{
+    kern->encrypt_block(key, ctr, k->ks);
+    for (size_t i = 0; i < len; i++)
+        out[i] = in[i] ^ k->ks[i];
+    k->num = (unsigned int)len;
+}
+
+/* How a mode's 32-bit block counter sits in the counter block. */
+typedef enum {
+    CTR32_BE_LAST,  /* GCM's inc32: big-endian in bytes 12..15 */
+    CTR32_LE_FIRST, /* GCM-SIV: little-endian in bytes 0..3 */
+} ctr32_format;
+
+/* ctr += n in the mode's 32-bit counter, modulo 2^32 (the other 12 bytes never change). */
+void ctr32_add(uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt, uint32_t n);
+
+typedef struct aead_stream {
+    uint8_t ctr[AESFAST_BLOCK];  /* counter block of the next keystream block */
+    uint8_t acc[AESFAST_BLOCK];  /* hash state, in the field's byte order */
+    uint8_t part[AESFAST_BLOCK]; /* bytes of the current partial block to be hashed */
+    keystream ks;                /* its keystream (data only); ks.num == partial data bytes */
+    unsigned int aad_part;       /* bytes in part while still in the AAD */
+    int in_data;                 /* 0 while AAD may still come */
+    uint64_t aadlen, datalen;    /* bytes so far */
+    ctr32_format fmt;
+} aead_stream;
+
+/* A new message: acc = 0, nothing buffered, the first keystream block from ctr. */
+void aead_begin(aead_stream *s, const uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt);
+
+/* AAD bytes (only before the data: the caller checks in_data). */
+void aead_aad(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
+              const uint8_t *in, size_t len);
+
+/* Data bytes: out = in ^ keystream, hashing the output (hash_out = 1: GCM seal, GCM-SIV open)
+ * or the input (hash_out = 0: GCM open). in == out is allowed. */
+void aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfast_aead_kernel *f,
+                const aesfast_key *key, const aesfast_hash_key *hkey, const uint8_t *in,
+                uint8_t *out, size_t len, int hash_out);
+
+/* Hashes what is buffered (zero-padded) and the lengths block; acc is then the final hash.
+ * lens is the mode's lengths block (GCM: bit lengths, big-endian; POLYVAL: little-endian). */
+void aead_finish(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
+                 const uint8_t lens[AESFAST_BLOCK]);
+
+/* Wipes the stream (keystream, buffered bytes, hash state). */
+void aead_wipe(aead_stream *s);
+
+#endif /* AESFAST_STREAM_H */
