@@ -4,7 +4,7 @@
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  *
- * usage: diff --mode ctr|gcm [--cases N] [--seed S] [--case I] [--provider NAME]
+ * usage: diff --mode ctr|gcm [--cases N] [--seed S] [--case I] [--max-len N] [--provider NAME]
  *             [--expect-kernel NAME]
  *
  * Every case draws, from a PRNG seeded by (seed, case index) alone, its inputs and the way they
@@ -74,6 +74,7 @@ struct harness {
     EVP_CIPHER *test[3], *ref[3], *ecb[3]; /* the mode's ciphers; ecb: GCM's reference GHASH */
     EVP_CIPHER_CTX *refctx, *ecbctx;
     uint64_t seed;
+    size_t max_len; /* GCM: data length cap (0: none), for runs under an emulator */
     unsigned failures;
     /* Coverage counters, printed at the end so a run shows what it exercised. */
     uint64_t bytes, cases, wrap_ivs, big, copies, duals, reinits, inplace;
@@ -883,6 +884,8 @@ static void gcm_gen(struct harness *h, struct gcase *c, tu_rng *r)
         if (c->ivlen == 12)
             c->ivlen = 13;
         c->gap = (uint32_t)tu_rng_below(r, tu_rng_below(r, 2) ? 64 : GCM_WRAP_MAX_GAP);
+        if (h->max_len != 0)
+            c->gap %= (uint32_t)(h->max_len / 32 + 1); /* the message fits in max_len */
         /* The columns depend on H and the length only: if they lack rank (likely only for
          * 4-byte IVs, 32 bits for 32 equations), try a longer IV. */
         while (!gcm_wrap_iv(c->h, c->iv, c->ivlen, c->gap, r))
@@ -890,6 +893,8 @@ static void gcm_gen(struct harness *h, struct gcase *c, tu_rng *r)
                 c->ivlen = 13;
         c->wrap = 1;
         c->len = (size_t)c->gap * 16 + 1 + tu_rng_below(r, 2048);
+        if (h->max_len != 0 && c->len > h->max_len)
+            c->len = (size_t)c->gap * 16 + 1 + (c->len - c->gap * 16 - 1) % (h->max_len / 2);
         snprintf(c->ivkind, sizeof(c->ivkind), "wrap after %u blocks", c->gap);
         h->wrap_ivs++;
     } else {
@@ -899,6 +904,8 @@ static void gcm_gen(struct harness *h, struct gcase *c, tu_rng *r)
                                                       : 1 + tu_rng_below(r, GCM_MAX_IV);
         tu_rng_fill(r, c->iv, c->ivlen);
         c->len = gcm_gen_len(r, c->index);
+        if (h->max_len != 0)
+            c->len %= h->max_len + 1;
         snprintf(c->ivkind, sizeof(c->ivkind), "random");
     }
     h->non12 += c->ivlen != 12;
@@ -1537,12 +1544,14 @@ static void gcm_run_case(struct harness *h, uint64_t index)
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: diff --mode ctr|gcm [--cases N] [--seed S] [--case I] [--provider NAME] "
-            "[--expect-kernel NAME]\n"
+            "usage: diff --mode ctr|gcm [--cases N] [--seed S] [--case I] [--max-len N] "
+            "[--provider NAME] [--expect-kernel NAME]\n"
             "  --mode M             ctr (AES-CTR) or gcm (AES-GCM)\n"
             "  --cases N            number of cases (default %d)\n"
             "  --seed S             PRNG seed, decimal or 0x hex (default 0x%016llx)\n"
             "  --case I             run only case I (to replay a failure)\n"
+            "  --max-len N          gcm: data of at most N bytes (N >= 64; smaller cases for runs\n"
+            "                       under an emulator: the same draws, lengths reduced mod N + 1)\n"
             "  --provider NAME      provider under test (default aesfast; \"default\" for the "
             "self-check)\n"
             "  --expect-kernel NAME fail unless the provider's aesfast-kernel is NAME\n",
@@ -1577,12 +1586,15 @@ int main(int argc, char **argv)
             only = tu_parse_u64(a, v), have_only = 1;
         else if (strcmp(a, "--provider") == 0)
             provider = v;
+        else if (strcmp(a, "--max-len") == 0)
+            h.max_len = (size_t)tu_parse_u64(a, v);
         else if (strcmp(a, "--expect-kernel") == 0)
             expect_kernel = v;
         else
             usage();
     }
-    if (h.mode == NULL || (strcmp(h.mode, "ctr") != 0 && strcmp(h.mode, "gcm") != 0))
+    if (h.mode == NULL || (strcmp(h.mode, "ctr") != 0 && strcmp(h.mode, "gcm") != 0)
+        || (h.max_len != 0 && h.max_len < 64))
         usage();
     gcm = strcmp(h.mode, "gcm") == 0;
     algs = gcm ? gcm_algs : ctr_algs;
