@@ -5,10 +5,14 @@
  *   x86-64 (System V): rbx, rbp, r12-r15, rsp, the direction flag, MXCSR's control bits, the x87
  *                      control word, and (when XGETBV(1) can tell) dirty upper halves of ymm/zmm
  *                      registers, i.e. a missing VZEROUPPER;
- *   arm64 (AAPCS64):   x19-x28, x29, d8-d15, sp and FPCR.
- * Calls are made at four stack alignments (16, 32, 48 and 64 bytes mod 64), so a kernel that
- * assumes more than the ABI's 16-byte alignment crashes. Each kernel's output is also compared with
- * a direct call, which shows that the trampoline passed the arguments through.
+ *   arm64 (AAPCS64):   x19-x28, x29, d8-d15, sp and FPCR;
+ * and on both, if it wrote the caller's stack above its arguments (four canary words). Up to seven
+ * arguments are passed as the ABI does (x86-64: the seventh on the stack; arm64: x0-x6), which the
+ * GCM kernels' stitched functions need. Calls are made at four stack alignments (16, 32, 48 and
+ * 64 bytes mod 64), so a kernel that assumes more than the ABI's 16-byte alignment crashes. Each
+ * kernel's output is also compared with a direct call, which shows that the trampoline passed the
+ * arguments through. The kernels: set_key, encrypt_block and ctr32_xor, and GCM's hash_init, hash,
+ * ctr_then_hash and hash_then_ctr on 0, 1, 7, 8, 9, 16, 33 and 100 blocks.
  *
  * Before the kernels, a self-test calls functions that each break one rule and requires the
  * checker to flag exactly that rule, and one that breaks none and must pass.
@@ -46,18 +50,22 @@ enum {
     S_FPENV,       /* MXCSR | x87 CW << 32 (x86-64), FPCR (arm64); before: the caller's */
     S_XINUSE,      /* before: 1 = check upper state; after: XGETBV(1) (x86-64) */
     S_CALLSP,      /* before: stack pointer at the call */
-    NSLOTS
+    S_CANARY,      /* 4 slots: the caller's stack words above the arguments, before and after */
+    NCANARY = 4,
+    NSLOTS = S_CANARY + NCANARY
 };
 typedef struct abi_regs {
     uint64_t s[NSLOTS];
 } abi_regs;
 
 typedef void abi_fn(void);
-uint64_t aesfast_abi_call(abi_fn *fn, const uint64_t args[5], abi_regs *before,
+enum { NARGS = 7 };
+uint64_t aesfast_abi_call(abi_fn *fn, const uint64_t args[NARGS], abi_regs *before,
                           abi_regs *after, uint64_t skew);
-uint64_t aesfast_abi_good(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+uint64_t aesfast_abi_good(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 void aesfast_abi_bad_gpr(void);
 void aesfast_abi_bad_sp(void);
+void aesfast_abi_bad_stack(void);
 #if defined(__x86_64__)
 void aesfast_abi_bad_df(void);
 void aesfast_abi_bad_mxcsr(void);
@@ -76,7 +84,8 @@ enum {
     P_DF = 8,     /* the direction flag */
     P_FPENV = 16, /* MXCSR / x87 control word / FPCR */
     P_UPPER = 32, /* dirty upper vector state */
-    P_ALIGN = 64, /* the trampoline's own stack alignment (a bug in this test) */
+    P_STACK = 64, /* the caller's stack above the arguments */
+    P_ALIGN = 128, /* the trampoline's own stack alignment (a bug in this test) */
 };
 
 #if defined(__x86_64__)
@@ -93,7 +102,7 @@ static int passed, failed;
 
 /* Calls fn(args) through the trampoline with fresh random callee-saved values; returns the
  * P_* bits of what the call broke and describes them in report. */
-static unsigned abi_call(abi_fn *fn, const uint64_t args[5], uint64_t *ret, char *report,
+static unsigned abi_call(abi_fn *fn, const uint64_t args[NARGS], uint64_t *ret, char *report,
                          size_t len)
 {
     abi_regs before, after;
@@ -102,6 +111,8 @@ static unsigned abi_call(abi_fn *fn, const uint64_t args[5], uint64_t *ret, char
 
     for (int i = 0; i < NSAVED; i++)
         before.s[i] = tiers_rng();
+    for (int i = 0; i < NCANARY; i++)
+        before.s[S_CANARY + i] = tiers_rng();
     before.s[S_XINUSE] = (uint64_t)upper_check;
     memset(&after, 0, sizeof(after));
     uint64_t r = aesfast_abi_call(fn, args, &before, &after, 16 * (calls++ % 4));
@@ -120,6 +131,11 @@ static unsigned abi_call(abi_fn *fn, const uint64_t args[5], uint64_t *ret, char
             p |= saved_names[i][0] == 'd' ? P_FPR : P_GPR;
             NOTE(" %s clobbered (0x%016llx -> 0x%016llx);", saved_names[i],
                  (unsigned long long)before.s[i], (unsigned long long)after.s[i]);
+        }
+    for (int i = 0; i < NCANARY; i++)
+        if (before.s[S_CANARY + i] != after.s[S_CANARY + i]) {
+            p |= P_STACK;
+            NOTE(" caller's stack word %d above the arguments written;", i);
         }
     if (after.s[S_SP] != 0) {
         p |= P_SP;
@@ -197,6 +213,7 @@ static int self_test(void)
     } bad[] = {
         {"bad_gpr", aesfast_abi_bad_gpr, P_GPR},
         {"bad_sp", aesfast_abi_bad_sp, P_SP},
+        {"bad_stack", aesfast_abi_bad_stack, P_STACK},
 #if defined(__x86_64__)
         {"bad_df", aesfast_abi_bad_df, P_DF},
         {"bad_mxcsr", aesfast_abi_bad_mxcsr, P_FPENV},
@@ -208,7 +225,7 @@ static int self_test(void)
 #endif
     };
     char report[1024];
-    uint64_t args[5], ret;
+    uint64_t args[NARGS], ret;
     int before = failed;
 
 #if defined(__x86_64__)
@@ -216,7 +233,7 @@ static int self_test(void)
 #endif
     for (int t = 0; t < 8; t++) {
         uint64_t want = 0;
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < NARGS; i++) {
             args[i] = tiers_rng();
             want ^= i == 0 ? args[0] : args[i] << (8 * i) | args[i] >> (64 - 8 * i);
         }
@@ -256,8 +273,8 @@ static int self_test(void)
 }
 
 /* One kernel call through the trampoline; the output is checked against a direct call. */
-static void check(const aesfast_kernel *k, const char *fname, abi_fn *fn, const uint64_t args[5],
-                  const char *detail)
+static void check(const aesfast_kernel *k, const char *fname, abi_fn *fn,
+                  const uint64_t args[NARGS], const char *detail)
 {
     char report[1024], what[160];
 
@@ -267,6 +284,80 @@ static void check(const aesfast_kernel *k, const char *fname, abi_fn *fn, const 
 }
 
 #define PTR(p) ((uint64_t)(uintptr_t)(p))
+
+/* GCM's kernels on one expanded key: hash_init, then hash and the two stitched functions on each
+ * block count, every call at each of the four stack skews, in place and out of place; each result
+ * (the table, acc, out) against a direct call, and the counter block unchanged. */
+static void test_gcm(const aesfast_kernel *k, const aesfast_key *key, size_t kl, uint8_t *in,
+                     uint8_t *out, uint8_t *want)
+{
+    static const size_t counts[] = {0, 1, 7, 8, 9, 16, 33, 100};
+    const aesfast_aead_kernel *g = &k->gcm;
+    aesfast_hash_key *hk = malloc(sizeof(*hk)), *hk_direct = malloc(sizeof(*hk_direct));
+    uint8_t h[16], acc[16], acc_want[16], ctr[16], ctr_copy[16];
+    uint64_t args[NARGS] = {0};
+    char detail[120];
+
+    if (hk == NULL || hk_direct == NULL) {
+        fprintf(stderr, "abi_test: out of memory\n");
+        exit(1);
+    }
+    for (int t = 0; t < 4; t++) {
+        tiers_fill(h, 16);
+        memset(hk, 0, sizeof(*hk));
+        memset(hk_direct, 0, sizeof(*hk_direct));
+        g->hash_init(hk_direct, h);
+        args[0] = PTR(hk), args[1] = PTR(h);
+        snprintf(detail, sizeof(detail), "%zu-byte key", kl);
+        check(k, "gcm.hash_init", (abi_fn *)g->hash_init, args, detail);
+        record(memcmp(hk, hk_direct, sizeof(*hk)) == 0, "%s: gcm.hash_init through the "
+               "trampoline differs from a direct call", k->name, "");
+    }
+    for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+        const size_t nb = counts[c];
+
+        for (int t = 0; t < 4; t++) { /* abi_call steps the skew on every call */
+            snprintf(detail, sizeof(detail), "%zu-byte key, %zu blocks", kl, nb);
+            tiers_fill(acc, 16);
+            tiers_fill(in, nb * 16);
+            memcpy(acc_want, acc, 16);
+            g->hash(hk_direct, acc_want, in, nb);
+            args[0] = PTR(hk), args[1] = PTR(acc), args[2] = PTR(in), args[3] = nb;
+            check(k, "gcm.hash", (abi_fn *)g->hash, args, detail);
+            record(memcmp(acc, acc_want, 16) == 0, "%s: gcm.hash through the trampoline differs "
+                   "from a direct call", k->name, detail);
+        }
+        for (int open = 0; open <= 1; open++) {
+            aesfast_aead_crypt_fn *fn = open ? g->hash_then_ctr : g->ctr_then_hash;
+            const char *fname = open ? "gcm.hash_then_ctr" : "gcm.ctr_then_hash";
+
+            for (int t = 0; t < 4; t++) {
+                const int in_place = t % 2;
+                uint8_t *o = in_place ? in : out;
+
+                snprintf(detail, sizeof(detail), "%zu-byte key, %zu blocks%s", kl, nb,
+                         in_place ? ", in place" : "");
+                tiers_fill(acc, 16);
+                tiers_fill(ctr, 16);
+                if (t == 3) /* the low counter word wraps within the call */
+                    ctr[12] = ctr[13] = ctr[14] = 0xff;
+                memcpy(ctr_copy, ctr, 16);
+                tiers_fill(in, nb * 16);
+                memcpy(acc_want, acc, 16);
+                fn(key, hk_direct, acc_want, ctr, in, want, nb);
+                args[0] = PTR(key), args[1] = PTR(hk), args[2] = PTR(acc), args[3] = PTR(ctr);
+                args[4] = PTR(in), args[5] = PTR(o), args[6] = nb;
+                check(k, fname, (abi_fn *)fn, args, detail);
+                record(memcmp(acc, acc_want, 16) == 0 && (nb == 0 || memcmp(o, want, nb * 16) == 0)
+                           && memcmp(ctr, ctr_copy, 16) == 0,
+                       "%s: GCM through the trampoline differs from a direct call", k->name,
+                       detail);
+            }
+        }
+    }
+    free(hk);
+    free(hk_direct);
+}
 
 static void test_tier(const aesfast_kernel *k)
 {
@@ -286,7 +377,7 @@ static void test_tier(const aesfast_kernel *k)
     }
     for (size_t ki = 0; ki < 3; ki++) {
         size_t kl = keylens[ki];
-        uint64_t args[5] = {0};
+        uint64_t args[NARGS] = {0};
 
         tiers_fill(raw, kl);
         memset(&key, 0, sizeof(key));
@@ -321,6 +412,7 @@ static void test_tier(const aesfast_kernel *k)
                    "%s: ctr32_xor through the trampoline differs from a direct call", k->name,
                    detail);
         }
+        test_gcm(k, &key, kl, in, out, want);
     }
     printf("abi_test: %-12s %s (%d checks)\n", k->name, failed == before_failed ? "ok" : "FAILED",
            passed + failed - before_passed - before_failed);

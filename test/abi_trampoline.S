@@ -5,13 +5,18 @@
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  *
- *   uint64_t aesfast_abi_call(void (*fn)(void), const uint64_t args[5], abi_regs *before,
+ *   uint64_t aesfast_abi_call(void (*fn)(void), const uint64_t args[7], abi_regs *before,
  *                             abi_regs *after, uint64_t skew);
  *
- * loads the callee-saved registers from before, calls fn(args[0], ..., args[4]) with the stack
+ * loads the callee-saved registers from before, calls fn(args[0], ..., args[6]) with the stack
  * pointer moved down by skew bytes (a multiple of 16, so the kernel sees every 16-byte alignment
  * of a 64-byte line), stores the callee-saved registers as the call left them in after, restores
- * the caller's own values and returns fn's return value. abi_regs is an array of 64-bit slots:
+ * the caller's own values and returns fn's return value. The seventh argument goes where the ABI
+ * puts it: on x86-64 on the stack (8(%rsp) on entry, the stack 16-byte aligned at the call, the
+ * argument area's other 8 bytes holding its complement, so that reading the wrong slot shows);
+ * on arm64 in x6 (x7, no argument, holds its complement too). Above the outgoing arguments, four
+ * words of the caller's stack hold the canaries from before; after gets what the callee left
+ * there. abi_regs is an array of 64-bit slots:
  *
  *   slot                 x86-64 (System V)              arm64 (AAPCS64)
  *   0 .. NSAVED-1        rbx, rbp, r12-r15              x19-x28, x29 (fp), d8-d15
@@ -21,6 +26,7 @@
  *   XINUSE               before: 1 = vzeroupper before the call and XGETBV(1) after it;
  *                        after: XINUSE bitmap           (unused)
  *   CALLSP               before: stack pointer at the call instruction
+ *   CANARY .. CANARY+3   before: the words above the outgoing arguments; after: as found
  *
  * A kernel that breaks the stack pointer cannot be trusted to find our frame, so the frame's
  * address is kept in a static word: the trampoline is not reentrant (abi_test is one thread).
@@ -41,6 +47,8 @@
 #define FPENV   (8 * (NSAVED + 2))
 #define XINUSE  (8 * (NSAVED + 3))
 #define CALLSP  (8 * (NSAVED + 4))
+#define CANARY  (8 * (NSAVED + 5))
+#define OUTGOING 48     /* at the call: argument 7, its complement, the 4 canary words */
 
 /* Our frame, from the stack pointer saved in .Lframe: */
 #define F_FPENV  0      /* the caller's MXCSR (4 bytes) and x87 control word (2 bytes) */
@@ -78,7 +86,20 @@ AESFAST_FUNC(aesfast_abi_call)
         or      %rcx, %r9
         mov     %r9, FPENV(%r11)                /* ...are what the callee must give back */
         sub     %r8, %rsp
+        sub     $OUTGOING, %rsp                 /* a multiple of 16: aligned at the call */
         mov     %rsp, CALLSP(%r11)
+        mov     48(%r10), %rdi
+        mov     %rdi, 0(%rsp)                   /* argument 7: 8(%rsp) on the callee's entry */
+        not     %rdi
+        mov     %rdi, 8(%rsp)                   /* the rest of the argument area */
+        mov     CANARY+0(%r11), %rdi
+        mov     %rdi, 16(%rsp)
+        mov     CANARY+8(%r11), %rdi
+        mov     %rdi, 24(%rsp)
+        mov     CANARY+16(%r11), %rdi
+        mov     %rdi, 32(%rsp)
+        mov     CANARY+24(%r11), %rdi
+        mov     %rdi, 40(%rsp)
         testb   $1, XINUSE(%r11)
         jz      1f
         vzeroupper                              /* clean upper state, so XINUSE shows the callee's */
@@ -94,18 +115,30 @@ AESFAST_FUNC(aesfast_abi_call)
         mov     16(%r10), %rdx
         mov     24(%r10), %rcx
         mov     32(%r10), %r8
+        mov     40(%r10), %r9
         call    *%rax
 
-        /* Trust nothing but the static word: rsp and callee-saved registers may be wrong. */
+        /* Trust nothing but the static word: rsp and callee-saved registers may be wrong. Only
+         * movs until pushfq has the flags; the canaries are copied before pushfq, which could
+         * overwrite them (they lie below the frame). */
         mov     %rsp, %r11
-        mov     .Lframe(%rip), %rsp             /* mov leaves the flags alone */
+        mov     .Lframe(%rip), %rsp
+        mov     F_BEFORE(%rsp), %rsi
+        mov     CALLSP(%rsi), %rdx
+        mov     F_AFTER(%rsp), %rdi
+        mov     16(%rdx), %rcx
+        mov     %rcx, CANARY+0(%rdi)
+        mov     24(%rdx), %rcx
+        mov     %rcx, CANARY+8(%rdi)
+        mov     32(%rdx), %rcx
+        mov     %rcx, CANARY+16(%rdi)
+        mov     40(%rdx), %rcx
+        mov     %rcx, CANARY+24(%rdi)
         pushfq
         pop     %r10
         cld                                     /* the caller expects DF = 0 whatever fn did */
-        mov     F_AFTER(%rsp), %rdi
         mov     %r10, FLAGS(%rdi)
-        sub     %rsp, %r11                      /* rsp after - (frame - skew) */
-        add     F_SKEW(%rsp), %r11
+        sub     %rdx, %r11                      /* rsp after - rsp at the call */
         mov     %r11, SP(%rdi)
         mov     %rbx, 0(%rdi)
         mov     %rbp, 8(%rdi)
@@ -119,7 +152,6 @@ AESFAST_FUNC(aesfast_abi_call)
         ldmxcsr F_FPENV(%rsp)                   /* give the caller its own back */
         fldcw   F_FPENV+4(%rsp)
 
-        mov     F_BEFORE(%rsp), %rsi
         testb   $1, XINUSE(%rsi)
         jz      2f
         mov     %rax, %r8                       /* XGETBV writes edx:eax */
@@ -142,9 +174,9 @@ AESFAST_FUNC(aesfast_abi_call)
         ret
 AESFAST_END(aesfast_abi_call)
 
-/* uint64_t aesfast_abi_good(a0, a1, a2, a3, a4): a0 ^ rol(a1, 8) ^ rol(a2, 16) ^ rol(a3, 24)
- * ^ rol(a4, 32), computed in callee-saved registers that it saves and restores, with the
- * caller-saved ones and the stack's alignment left as a kernel may leave them. */
+/* uint64_t aesfast_abi_good(a0, ..., a6): a0 ^ rol(a1, 8) ^ rol(a2, 16) ^ ... ^ rol(a6, 48),
+ * computed in callee-saved registers that it saves and restores, with the caller-saved ones, its
+ * own stack argument and the stack's alignment left as a kernel may leave them. */
 AESFAST_FUNC(aesfast_abi_good)
         push    %rbx
         push    %rbp
@@ -160,7 +192,13 @@ AESFAST_FUNC(aesfast_abi_good)
         xor     %rcx, %rbx
         rol     $32, %r8
         xor     %r8, %rbx
+        rol     $40, %r9
+        xor     %r9, %rbx
+        mov     32(%rsp), %r10                  /* argument 7, past the 3 pushes and the return */
+        rol     $48, %r10
+        xor     %r10, %rbx
         mov     %rbx, %rax
+        movq    $-1, 32(%rsp)                   /* the callee owns its stack arguments */
         mov     $-1, %r9                        /* caller-saved: anything goes */
         mov     $-1, %r10
         mov     $-1, %r11
@@ -184,6 +222,13 @@ AESFAST_FUNC(aesfast_abi_bad_sp)
         mov     %rax, (%rsp)
         ret
 AESFAST_END(aesfast_abi_bad_sp)
+
+/* Flips bit 0 of the caller's stack word just above the 16-byte argument area (argument 7 and
+ * its padding), which belongs to the caller. */
+AESFAST_FUNC(aesfast_abi_bad_stack)
+        xorq    $1, 24(%rsp)
+        ret
+AESFAST_END(aesfast_abi_bad_stack)
 
 /* Returns with the direction flag set. */
 AESFAST_FUNC(aesfast_abi_bad_df)
@@ -225,6 +270,7 @@ AESFAST_END(aesfast_abi_bad_upper)
 #define FPENV   (8 * (NSAVED + 2))
 #define XINUSE  (8 * (NSAVED + 3))
 #define CALLSP  (8 * (NSAVED + 4))
+#define CANARY  (8 * (NSAVED + 5))
 #define D8      (8 * 11)                        /* slots 0-10: x19-x29; 11-18: d8-d15 */
 
 /* Our frame, from sp (saved in .Lframe): x29/x30 at 0, then: */
@@ -279,8 +325,13 @@ AESFAST_FUNC(aesfast_abi_call)
         mov     x10, x1
         mov     x11, x2
         sub     sp, sp, x4
+        sub     sp, sp, #32                     // the 4 canary words, just above the callee
         mov     x12, sp
         str     x12, [x11, #CALLSP]
+        ldp     x12, x13, [x11, #CANARY]
+        stp     x12, x13, [sp]
+        ldp     x12, x13, [x11, #CANARY + 16]
+        stp     x12, x13, [sp, #16]
         ldp     x19, x20, [x11, #0]
         ldp     x21, x22, [x11, #16]
         ldp     x23, x24, [x11, #32]
@@ -293,7 +344,9 @@ AESFAST_FUNC(aesfast_abi_call)
         ldp     d14, d15, [x11, #D8 + 48]
         ldp     x0, x1, [x10, #0]
         ldp     x2, x3, [x10, #16]
-        ldr     x4, [x10, #32]
+        ldp     x4, x5, [x10, #32]
+        ldr     x6, [x10, #48]
+        mvn     x7, x6                          // no argument: a kernel reading it gets garbage
         blr     x9
 
         // Trust nothing but the static word: sp and callee-saved registers may be wrong.
@@ -301,11 +354,15 @@ AESFAST_FUNC(aesfast_abi_call)
         adrp    x10, .Lframe
         ldr     x10, [x10, :lo12:.Lframe]
         mov     sp, x10
-        ldr     x11, [sp, #F_SKEW]
+        ldr     x11, [sp, #F_BEFORE]
+        ldr     x11, [x11, #CALLSP]
         ldr     x12, [sp, #F_AFTER]
-        sub     x13, x9, x10                    // sp after - (frame - skew)
-        add     x13, x13, x11
+        sub     x13, x9, x11                    // sp after - sp at the call
         str     x13, [x12, #SP]
+        ldp     x14, x15, [x11]                 // the canaries as the callee left them
+        stp     x14, x15, [x12, #CANARY]
+        ldp     x14, x15, [x11, #16]
+        stp     x14, x15, [x12, #CANARY + 16]
         stp     x19, x20, [x12, #0]
         stp     x21, x22, [x12, #16]
         stp     x23, x24, [x12, #32]
@@ -335,9 +392,9 @@ AESFAST_FUNC(aesfast_abi_call)
         ret
 AESFAST_END(aesfast_abi_call)
 
-// uint64_t aesfast_abi_good(a0, a1, a2, a3, a4): a0 ^ rol(a1, 8) ^ rol(a2, 16) ^ rol(a3, 24)
-// ^ rol(a4, 32), computed in x19 and d8, which it saves and restores; it also writes the upper
-// half of v8 and caller-saved registers, which the ABI allows.
+// uint64_t aesfast_abi_good(a0, ..., a6): a0 ^ rol(a1, 8) ^ rol(a2, 16) ^ ... ^ rol(a6, 48),
+// computed in x19 and d8, which it saves and restores; it also writes the upper half of v8 and
+// caller-saved registers, which the ABI allows.
 AESFAST_FUNC(aesfast_abi_good)
         stp     x19, x20, [sp, #-32]!
         str     d8, [sp, #16]
@@ -345,12 +402,16 @@ AESFAST_FUNC(aesfast_abi_good)
         ror     x2, x2, #48
         ror     x3, x3, #40
         ror     x4, x4, #32
+        ror     x5, x5, #24
+        ror     x6, x6, #16
         eor     x19, x0, x1
         eor     x19, x19, x2
         fmov    d8, x3
         fmov    x20, d8
         eor     x19, x19, x20
-        eor     x0, x19, x4
+        eor     x19, x19, x4
+        eor     x19, x19, x5
+        eor     x0, x19, x6
         mov     v8.d[1], x0                     // only d8, the low half, is callee-saved
         mov     x9, #-1
         mov     x17, #-1
@@ -372,6 +433,14 @@ AESFAST_FUNC(aesfast_abi_bad_fpr)
         fmov    d8, x9
         ret
 AESFAST_END(aesfast_abi_bad_fpr)
+
+// Flips bit 0 of the caller's stack word at sp.
+AESFAST_FUNC(aesfast_abi_bad_stack)
+        ldr     x9, [sp]
+        eor     x9, x9, #1
+        str     x9, [sp]
+        ret
+AESFAST_END(aesfast_abi_bad_stack)
 
 // Returns with sp 16 bytes low.
 AESFAST_FUNC(aesfast_abi_bad_sp)

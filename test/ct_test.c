@@ -15,12 +15,25 @@
  *   input     only the plaintext
  *   counter   only the counter block (ctr32_xor)
  *
+ * and GCM's kernels (gcm.hash_init, gcm.hash, gcm.ctr_then_hash, gcm.hash_then_ctr) on the same
+ * block counts, key sizes and buffers, with these secrets marked:
+ *
+ *   all       raw key, expanded key, H (the hash key passed to hash_init), the tier's table of H
+ *             (aesfast_hash_key, marked again after hash_init), acc, input and counter block
+ *   exp key   only aesfast_key's round keys
+ *   H         only H before hash_init: its taint must reach the table, then acc
+ *   H table   only the table, marked after hash_init
+ *   acc       only the hash state passed in
+ *   input     only the input blocks
+ *   counter   only the counter block
+ *
  * A secret that never reached the kernel would make the whole run vacuous, so after each call,
  * before un-marking anything, every output bit must still be undefined ("tainted"): read with
  * VALGRIND_GET_VBITS, which, unlike VALGRIND_CHECK_MEM_IS_DEFINED, records no memcheck error.
- * Then the outputs are marked defined and compared with the portable tier run on defined
- * inputs, and each tier's encrypt_block with FIPS-197's known answers. key->rounds stays
- * defined: the round count is public and does steer control flow.
+ * (For GCM: out must be tainted when key, input or counter is secret, acc when anything that
+ * flows into the hash is.) Then the outputs are marked defined and compared with the portable
+ * tier run on defined inputs, and each tier's encrypt_block with FIPS-197's known answers.
+ * key->rounds stays defined: the round count is public and does steer control flow.
  *
  * Memcheck errors are counted per call with VALGRIND_COUNT_ERRORS, so a finding is a failure
  * here even without --error-exitcode, and names the call that caused it.
@@ -49,6 +62,10 @@ enum {
     S_INPUT = 4,
     S_COUNTER = 8,
     S_ALL = S_RAWKEY | S_EXPKEY | S_INPUT | S_COUNTER,
+    S_HRAW = 16, /* GCM: H passed to hash_init */
+    S_HTABLE = 32, /* GCM: the table hash_init wrote */
+    S_ACC = 64,  /* GCM: the hash state */
+    S_GCM_ALL = S_ALL | S_HRAW | S_HTABLE | S_ACC,
 };
 
 static const struct {
@@ -59,12 +76,25 @@ static const struct {
     {S_INPUT, "input"},     {S_COUNTER, "counter"},
 };
 
-static size_t counts[41 + 2]; /* the block counts: 0..40, 100, 1000 */
+static const struct {
+    unsigned secrets;
+    const char *name;
+} gcm_cases[] = {
+    {S_GCM_ALL, "all"}, {S_EXPKEY, "exp key"}, {S_HRAW, "H"},         {S_HTABLE, "H table"},
+    {S_ACC, "acc"},     {S_INPUT, "input"},    {S_COUNTER, "counter"},
+};
+
+enum { NCOUNTS = 41 + 2 };
+static size_t counts[NCOUNTS]; /* the block counts: 0..40, 100, 1000 */
 static size_t ncounts;
 
 /* The inputs, the same for every tier and case; the reference outputs per key size. */
 static uint8_t raw_keys[3][32], plain[MAXBLOCKS * 16], ctr0[16];
 static uint8_t ref_ctr[3][MAXBLOCKS * 16], ref_block[3][16];
+/* GCM: H and the acc passed in; acc after hashing plain's first counts[c] blocks, and after
+ * sealing them (hashing ref_ctr's) per key size. */
+static uint8_t h0[16], acc0[16], ref_hash[NCOUNTS][16], ref_seal[3][NCOUNTS][16];
+static aesfast_hash_key hkey;
 /* Working buffers: room for a misalignment of up to 15 bytes. */
 static uint8_t inbuf[MAXBLOCKS * 16 + 16], outbuf[MAXBLOCKS * 16 + 16];
 
@@ -176,6 +206,90 @@ static void run_case(const aesfast_kernel *k, int ki, unsigned s, const char *cn
     }
 }
 
+/* GCM's kernels with secrets s (S_* bits) on key size ki. The input is plain, the counter block
+ * ctr0, acc acc0: both stitched functions then output ref_ctr's blocks. */
+static void run_gcm_case(const aesfast_kernel *k, int ki, unsigned s, const char *cname)
+{
+    const size_t keylen = 16 + 8 * (size_t)ki;
+    const aesfast_aead_kernel *g = &k->gcm;
+    const int key_secret = (s & (S_RAWKEY | S_EXPKEY)) != 0;
+    const int h_secret = (s & (S_HRAW | S_HTABLE)) != 0;
+    char what[160], w2[200];
+    uint8_t raw[32], h[16], acc[16], ctr[16];
+    aesfast_key key;
+    size_t where = 0;
+    unsigned e;
+
+    snprintf(what, sizeof(what), "%s AES-%zu GCM [%s]", k->name, 8 * keylen, cname);
+    memset(&key, 0, sizeof(key));
+    memcpy(raw, raw_keys[ki], keylen);
+    secret(raw, keylen, s & S_RAWKEY);
+    k->set_key(&key, raw, keylen);
+    if (s & S_EXPKEY) {
+        VALGRIND_MAKE_MEM_UNDEFINED(key.rk, sizeof(key.rk));
+        VALGRIND_MAKE_MEM_UNDEFINED(key.bitsliced, sizeof(key.bitsliced));
+    }
+
+    memset(&hkey, 0, sizeof(hkey));
+    memcpy(h, h0, 16);
+    secret(h, 16, s & S_HRAW);
+    e = VALGRIND_COUNT_ERRORS;
+    g->hash_init(&hkey, h);
+    CHECK(VALGRIND_COUNT_ERRORS == e, "%s hash_init: memcheck reported %u error(s)", what,
+          VALGRIND_COUNT_ERRORS - e);
+    if (s & S_HTABLE)
+        VALGRIND_MAKE_MEM_UNDEFINED(&hkey, sizeof(hkey));
+
+    for (size_t c = 0; c < ncounts; c++) {
+        const size_t n = counts[c], len = 16 * n;
+        const int in_place = n % 7 == 3;
+        uint8_t *ip = inbuf + n % 16, *op = in_place ? ip : outbuf + (n * 5) % 16;
+        /* What reaches acc through the hash of n > 0 blocks, and what reaches out. */
+        const int hashed = n > 0 && (h_secret || (s & S_INPUT));
+        const int out_tainted = key_secret || (s & (S_INPUT | S_COUNTER));
+
+        snprintf(w2, sizeof(w2), "%s hash %zu blocks", what, n);
+        memcpy(ip, plain, len);
+        secret(ip, len, s & S_INPUT);
+        memcpy(acc, acc0, 16);
+        secret(acc, 16, s & S_ACC);
+        e = VALGRIND_COUNT_ERRORS;
+        g->hash(&hkey, acc, ip, n);
+        after_call(e, acc, ref_hash[c], 16, (s & S_ACC) || hashed, w2);
+
+        for (int open = 0; open <= 1; open++) {
+            aesfast_aead_crypt_fn *fn = open ? g->hash_then_ctr : g->ctr_then_hash;
+            /* seal hashes its output, which key and counter reach too; open hashes its input */
+            const int acc_tainted = (s & S_ACC) || hashed
+                                    || (!open && n > 0 && out_tainted);
+
+            snprintf(w2, sizeof(w2), "%s %s %zu blocks%s", what,
+                     open ? "hash_then_ctr" : "ctr_then_hash", n, in_place ? " in place" : "");
+            memcpy(ip, plain, len);
+            secret(ip, len, s & S_INPUT);
+            memcpy(ctr, ctr0, 16);
+            secret(ctr, 16, s & S_COUNTER);
+            memcpy(acc, acc0, 16);
+            secret(acc, 16, s & S_ACC);
+            e = VALGRIND_COUNT_ERRORS;
+            fn(&key, &hkey, acc, ctr, ip, op, n);
+            CHECK(VALGRIND_COUNT_ERRORS == e, "%s: memcheck reported %u error(s) (secret-dependent "
+                  "branch or address)", w2, VALGRIND_COUNT_ERRORS - e);
+            if (acc_tainted)
+                CHECK(all_undefined(acc, 16, &where),
+                      "%s: acc byte %zu is (partly) defined: the secrets did not reach it", w2,
+                      where);
+            VALGRIND_MAKE_MEM_DEFINED(acc, 16);
+            CHECK(memcmp(acc, open ? ref_hash[c] : ref_seal[ki][c], 16) == 0, "%s: wrong acc",
+                  w2);
+            after_call(VALGRIND_COUNT_ERRORS, op, ref_ctr[ki], len, out_tainted, w2);
+            VALGRIND_MAKE_MEM_DEFINED(ctr, 16);
+            CHECK(memcmp(ctr, ctr0, 16) == 0, "%s: the counter block changed", w2);
+        }
+    }
+    VALGRIND_MAKE_MEM_DEFINED(&hkey, sizeof(hkey));
+}
+
 /* FIPS-197 appendix C: plaintext 00112233..ff under the keys 000102..; the ciphertexts. */
 static void check_fips197(const aesfast_kernel *k)
 {
@@ -204,10 +318,10 @@ static void check_fips197(const aesfast_kernel *k)
 static void setup(void)
 {
     unsigned long long x = 0x243f6a8885a308d3ull; /* a fixed xorshift stream: reproducible */
-    uint8_t *bufs[] = {raw_keys[0], raw_keys[1], raw_keys[2], plain};
-    size_t lens[] = {32, 32, 32, sizeof(plain)};
+    uint8_t *bufs[] = {raw_keys[0], raw_keys[1], raw_keys[2], plain, h0, acc0};
+    size_t lens[] = {32, 32, 32, sizeof(plain), 16, 16};
 
-    for (size_t b = 0; b < 4; b++)
+    for (size_t b = 0; b < sizeof(bufs) / sizeof(bufs[0]); b++)
         for (size_t i = 0; i < lens[b]; i++) {
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
             bufs[b][i] = (uint8_t)(x >> 24);
@@ -230,6 +344,15 @@ static void setup(void)
         aesfast_generic_encrypt_block(&key, plain, ref_block[ki]);
         aesfast_generic_ctr32_xor(&key, ctr0, plain, ref_ctr[ki], MAXBLOCKS);
     }
+    aesfast_generic_ghash_init(&hkey, h0);
+    for (size_t c = 0; c < ncounts; c++) {
+        memcpy(ref_hash[c], acc0, 16);
+        aesfast_generic_ghash(&hkey, ref_hash[c], plain, counts[c]);
+        for (int ki = 0; ki < 3; ki++) {
+            memcpy(ref_seal[ki][c], acc0, 16);
+            aesfast_generic_ghash(&hkey, ref_seal[ki][c], ref_ctr[ki], counts[c]);
+        }
+    }
 }
 
 /* Every check on one tier (CPUID, as memcheck presents it, says this CPU runs it). */
@@ -245,6 +368,14 @@ static void test_tier(const aesfast_kernel *k)
            "%zu block counts (0..40, 100, %d) x secrets {all, raw key, exp key, input, "
            "counter}: %s (%d checks)\n", k->name, ncounts, MAXBLOCKS,
            check_failed == f0 ? "ok" : "FAILED", check_passed + check_failed - p0 - f0);
+    f0 = check_failed, p0 = check_passed;
+    for (int ki = 0; ki < 3; ki++)
+        for (size_t c = 0; c < sizeof(gcm_cases) / sizeof(gcm_cases[0]); c++)
+            run_gcm_case(k, ki, gcm_cases[c].secrets, gcm_cases[c].name);
+    printf("ct_test: %-12s gcm hash_init, hash, ctr_then_hash, hash_then_ctr x AES-128/192/256 "
+           "x %zu block counts x secrets {all, exp key, H, H table, acc, input, counter}: %s "
+           "(%d checks)\n", k->name, ncounts, check_failed == f0 ? "ok" : "FAILED",
+           check_passed + check_failed - p0 - f0);
 }
 
 int main(int argc, char **argv)

@@ -598,7 +598,7 @@ static void parse_filetest(struct run *run, struct source *src, FILE *f)
 
 static void append(uint8_t **out, size_t *len, size_t *cap, const uint8_t *data, size_t n)
 {
-    if (*len + n > *cap) {
+    if (*out == NULL || *len + n > *cap) { /* never memcpy to NULL, even 0 bytes */
         *cap = (*len + n) * 2 + 16;
         if ((*out = realloc(*out, *cap)) == NULL)
             tu_die("out of memory");

@@ -1,12 +1,588 @@
-/* PLACEHOLDER (development only): traps until the VAES GCM kernels are written. */
+/*
+ * VAES tiers: GHASH with VPCLMULQDQ and AES-GCM, stitched, on 256-bit (AVX2) and 512-bit
+ * (AVX-512) vectors, from one source.
+ *
+ * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
+ *
+ * Functions (T = vaes_avx2 or vaes_avx512; prototypes and contracts in aesfast_kernel.h):
+ *
+ *   aesfast_T_ghash_init(hkey, h)        the table of H's powers below (the same for both T).
+ *   aesfast_T_ghash(hkey, acc, in, n)    acc = GHASH(acc, n blocks).
+ *   aesfast_T_gcm_ctr_then_hash(key, hkey, acc, ctr, in, out, n)   seal: CTR, then GHASH(out).
+ *   aesfast_T_gcm_hash_then_ctr(key, hkey, acc, ctr, in, out, n)   open: GHASH(in), then CTR.
+ *
+ * CPU features: those of the same tier's ctr32_xor (see vaes.S) and VPCLMULQDQ (CPUID leaf 7
+ * ECX[10]). The 512-bit functions also use AVX512F (VPTERNLOGD, VEXTRACTI64X4, VBROADCASTI32X4,
+ * VPXORD, KMOVQ), AVX512BW (VMOVDQU8 with a zeroing mask, VPSHUFB on zmm) and BMI2 (BZHI, for
+ * the tail mask); every EVEX instruction is on zmm, so none needs AVX512VL. The 256-bit
+ * functions use VEX encodings only. provider/dispatch.c checks all of these for both tiers.
+ *
+ * ABI: System V AMD64, leaf functions without a stack frame; the stitched functions read their
+ * seventh argument, nblocks, at 8(%rsp). Only caller-saved registers are used. Every function
+ * ends with VZEROUPPER. Round keys, H powers and keystream may stay in vector registers (see the
+ * register policy in aesfast_kernel.h).
+ *
+ * The field, and why no bit reflection is needed
+ *   GHASH works in GF(2^128) = GF(2)[x] / P(x), P = x^128 + x^7 + x^2 + x + 1, and stores the
+ *   coefficient of x^0 in the top bit of byte 0 (SP 800-38D). Byte-reversing a block (one
+ *   VPSHUFB) gives a 128-bit little-endian integer A whose bit 127-i is the coefficient of x^i.
+ *   Read A instead as a polynomial in y with bit i the coefficient of y^i: then A = y^127 a(1/y),
+ *   and x -> 1/y maps the field onto GF(2)[y] / P'(y) with the reversed polynomial
+ *   P' = y^128 + y^127 + y^126 + y^121 + 1. VPCLMULQDQ multiplies such y-polynomials exactly,
+ *   so the plan is: multiply the integers as they are, and reduce modulo P'.
+ *
+ *   The reduction is Montgomery's: for a 256-bit product Z, adding q * P' with q = Z mod y^64
+ *   clears the low 64 bits (P' = 1 mod y^64, so q needs no inverse), twice clears 128 bits, and
+ *   the high half is Z * y^-128 mod P'. Each fold is one carryless multiply by the 64-bit
+ *   constant C = y^63 + y^62 + y^57 (the 0xc2 top byte of .Lgfpoly), one qword swap and XORs,
+ *   for the other terms of P' (1 and y^128) only move qwords. Z * y^-128 of A = y^127 a(1/y)
+ *   and B = y^127 b(1/y) is y^126 (ab)(1/y): one power of y short. So the hash key is stored
+ *   premultiplied by y (H' = y * Hrev mod P': a one-bit left shift, plus P' if bit 127 fell
+ *   out) and then every product of a data block and H' comes out in the data's own form,
+ *   ready for the next block, with no shifts in the loops. Powers: H'^(i+j) = mul(H'^i, H'^j)
+ *   with the same multiply, since each factor contributes the one y it needs.
+ *
+ * Many blocks, one reduction
+ *   GHASH of 16 blocks X0..X15 from acc is (acc ^ X0) H^16 ^ X1 H^15 ^ ... ^ X15 H^1: sixteen
+ *   independent products, added before one reduction (reduction is linear). Each vector of
+ *   VL/16 blocks meets a vector of the matching powers, lane for lane; the three 128-bit parts
+ *   of every 256-bit product (LO = a_lo b_lo, HI = a_hi b_hi, MI = the middle) are added in
+ *   accumulators whose lanes are reduced together and only then XORed into one lane.
+ *   Products use Karatsuba: MI = (a_lo ^ a_hi)(b_lo ^ b_hi) ^ LO ^ HI, 3 VPCLMULQDQ per vector
+ *   instead of 4 for two more cheap XOR/shuffle operations; the ^ LO ^ HI is done once per 16
+ *   blocks, on the sums. (On Zen 3 a ymm VPCLMULQDQ costs about four times a VAESENC in
+ *   throughput, measured, and the stitched loop is bound by its 26 VPCLMULQDQs, not by AES:
+ *   replacing every VAESENC by a VPXOR leaves its speed unchanged.)
+ *
+ * The hash-key table (aesfast_hash_key.tbl, 1024 bytes, 16-byte aligned only)
+ *     bytes   0..255   H'^16, H'^15, ..., H'^1 (16 bytes each): the vector for blocks
+ *                      i*VL/16 .. of a 16-block group is loaded from offset i*VL, and a group of
+ *                      n < 16 blocks starts at offset 16*(16-n).
+ *     bytes 256..511   for each power at the same index, lo ^ hi in both qwords (Karatsuba).
+ *     bytes 512..1023  zero. A masked tail may read past H'^1 into the Karatsuba terms or past
+ *                      them, always beside zeroed data lanes, so those lanes add nothing.
+ *
+ * Stitching
+ *   Each iteration runs AES on 16 counter blocks (8 ymm or 4 zmm) and GHASH on 16 blocks; the
+ *   GHASH steps (one vector of blocks each, then the reduction) are spread over the 9 AES rounds
+ *   that every key size has, so that the VAESENC and VPCLMULQDQ streams interleave. (A loop per
+ *   key size, spreading them over all 13 rounds of AES-256, measured no faster.) Step 0, the
+ *   one that takes in the previous hash state, runs last, so the chain from one group's hash
+ *   state to the next is one multiply and the reduction.
+ *
+ *   Seal hashes the ciphertext of the previous iteration (read back from out) while encrypting
+ *   the next: the first 16 blocks are encrypted alone, the last 16 hashed alone. Open hashes the
+ *   current ciphertext while decrypting it; all loads of an iteration precede its stores, so
+ *   in == out works. Counters are generated as in vaes.S (native form, inc32 per lane).
+ *
+ *   Tail (fewer than 16 blocks): the keystream comes from the CTR tail of vaes_macros.h
+ *   (_ctr_xor_tail_any); the hash loops over vectors of powers starting at H'^n, loading the last
+ *   partial vector as an xmm (256-bit: one block, the upper lane zeroed by VEX) or with a zeroing
+ *   byte mask (512-bit: 1..3 blocks, mask from BZHI). Nothing is read or written past a buffer.
+ *
+ * Why the widths differ where they do
+ *   The 256-bit main loop needs 8 AES states (ymm0-7), the counter (ymm9), a round-key register
+ *   (ymm8) and six GHASH registers (ymm10-15): all 16 ymm registers. Round keys, H powers, the
+ *   counter step and shuffle masks therefore come from memory (broadcasts and memory operands;
+ *   loads are cheap next to VAESENC). The 512-bit variant has 32 registers and keeps the round
+ *   keys in zmm17-31 as vaes.S does; everything else is the same instruction sequence. Both use
+ *   16 blocks per iteration, so both use H'^16..H'^1.
+ *
+ * Register roles in the GCM macros (V = ymm or zmm, as set by _set_veclen in vaes_macros.h):
+ *   V0-V7 (V0-V3)  AES states                  V8   RKT: the current round key (256-bit)
+ *   V9   CTR: next counters, native form       V10  GLO: sum of the LO products
+ *   V11  GMI: sum of the middle products       V12  GHI: sum of the HI products
+ *   V13  GD: a vector of data blocks           V14  GT: products and temporaries
+ *   V15  GACC: the hash state (lane 0; the other lanes zero)
+ *   The CTR tail uses the roles of vaes.S; the hash state is kept in *acc across it.
+ */
+
 #include "asm_base.h"
+
 #if defined(__x86_64__)
-        .text
-.irp t, vaes_avx2, vaes_avx512
-.irp f, ghash_init, ghash, gcm_ctr_then_hash, gcm_hash_then_ctr
-AESFAST_FUNC(aesfast_\t\()_\f)
-        ud2
-AESFAST_END(aesfast_\t\()_\f)
+
+/* Stitched functions' arguments (SysV: rdi, rsi, rdx, rcx, r8, r9, then 8(%rsp)). */
+.macro _gcm_args
+        .set            KEY,      %rdi  /* const aesfast_key * */
+        .set            HKEY,     %rsi  /* const aesfast_hash_key *: the table of powers */
+        .set            ACCP,     %rdx  /* uint8_t acc[16] */
+        .set            CTRP,     %rcx  /* const uint8_t ctr[16]; then free (GSRC) */
+        .set            IN,       %r8   /* const uint8_t *in */
+        .set            OUT,      %r9   /* uint8_t *out */
+        .set            NBLOCKS,  %r10  /* blocks left (minus one iteration's worth) */
+        .set            NBLOCKSB, %r10b
+        .set            ROUNDS,   %eax  /* key->rounds; then free (GHP) */
+        .set            ROUNDSQ,  %rax
+        .set            RKEND,    %r11  /* &key->rk[16 * rounds]; then free (GCNT) */
+        .set            GSRC,     %rcx  /* _ghash_tail: the blocks to hash */
+        .set            GCNT,     %r11  /* _ghash_tail: how many (1..15) */
+        .set            GHP,      %rax  /* _ghash_tail: the current vector of powers */
+        .set            GTMPQ,    %r10  /* _ghash_tail: the 512-bit tail mask */
+.endm
+
+/* aesfast_T_ghash's arguments (rdi, rsi, rdx, rcx). */
+.macro _ghash_args
+        .set            HKEY,     %rdi
+        .set            ACCP,     %rsi
+        .set            GSRC,     %rdx  /* const uint8_t *in */
+        .set            GCNT,     %rcx  /* nblocks, then the blocks left */
+        .set            GHP,      %rax
+        .set            GTMPQ,    %r10
+.endm
+
+/* The shared macros name these before they are first expanded; each function re-sets them. */
+        _gcm_args
+
+#include "vaes_macros.h"
+
+        AESFAST_RODATA
+        .p2align 6
+/* 0xc2000000000000000000000000000001 per lane: the low 128 bits of P'(y), y^127+y^126+y^121+1.
+ * Its high qword is C, the fold constant of the Montgomery reduction; all of it is what the
+ * one-bit shift in hash_init adds back when bit 127 falls out. */
+.Lgfpoly:
+        .quad 1, 0xc200000000000000, 1, 0xc200000000000000
+        .quad 1, 0xc200000000000000, 1, 0xc200000000000000
+/* Counter shuffle (vaes_macros.h's .Lbswap_ctr32) for four lanes, as a memory operand. */
+.Lctr_bswap_vl:
+        .byte 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12
+        .byte 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12
+        .byte 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12
+        .byte 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12
+/* Per-lane counter steps for one vector: 4 blocks per zmm, then 2 blocks per ymm. */
+.Lctr_step4_vl:
+        .long 0, 0, 0, 4,  0, 0, 0, 4,  0, 0, 0, 4,  0, 0, 0, 4
+.Lctr_step2_vl:
+        .long 0, 0, 0, 2,  0, 0, 0, 2
+/* Byte indices 15..0 per lane: reverses each block (SP 800-38D order <-> the integer A). A
+ * VPSHUFB memory operand, so it is as wide as a zmm. */
+.Lbswap128:
+        .byte 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
+        .byte 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
+        .byte 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
+        .byte 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
+
+/* _set_veclen's roles plus the GCM ones (see the top of this file). */
+.macro _set_gcm_veclen vl
+        _set_veclen     \vl
+        .set            NV, 16 / BPV            /* vectors per 16-block iteration */
+        .set            GLO, V10
+        .set            GMI, V11
+        .set            GHI, V12
+        .set            GD, V13
+        .set            GT, V14
+        .set            GACC, V15
+        .set            GACC_X, %xmm15
+        .set            GHI_X, %xmm12
+        .set            GHI_Y, %ymm12
+        .set            GD_X, %xmm13
+        .set            GT_X, %xmm14
+        .set            GT_Y, %ymm14
+.endm
+
+/* \dst ^= \a ^ \b: one VPTERNLOGD (0x96 = three-way XOR) on zmm, two VPXORs on ymm. */
+.macro _vpxor3 a, b, dst
+.if VL == 64
+        vpternlogd      $0x96, \a, \b, \dst
+.else
+        vpxor           \a, \dst, \dst
+        vpxor           \b, \dst, \dst
+.endif
+.endm
+
+/* ------------------------------------------------------------------------------------------ */
+/* GHASH                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+/* GACC = the hash state from *acc as the integer A, in lane 0 (other lanes zero). */
+.macro _load_acc
+        vmovdqu         (ACCP), GACC_X          /* VEX: clears the rest of the register */
+        vpshufb         .Lbswap128(%rip), GACC_X, GACC_X
+.endm
+
+/* *acc = lane 0 of GACC in SP 800-38D byte order. */
+.macro _store_acc
+        vpshufb         .Lbswap128(%rip), GACC_X, GT_X
+        vmovdqu         GT_X, (ACCP)
+.endm
+
+/*
+ * GD (blocks as integers) times the powers at \disp(\hk) (Karatsuba terms 256 bytes on), lane by
+ * lane, added to GLO/GMI/GHI; \first = 1 writes the sums instead.
+ * GMI gets the raw Karatsuba product (a_lo ^ a_hi)(b_lo ^ b_hi); _ghash_reduce fixes it.
+ * In AT&T order VPCLMULQDQ is (imm, src2, src1, dst): imm bit 0 picks src1's qword, bit 4 src2's.
+ */
+.macro _ghash_mul_acc hk, disp, first
+.if \first
+        vpclmulqdq      $0x00, \disp(\hk), GD, GLO      /* a_lo * b_lo */
+        vpclmulqdq      $0x11, \disp(\hk), GD, GHI      /* a_hi * b_hi */
+        vpshufd         $0x4e, GD, GT                   /* qwords swapped */
+        _vpxor          GD, GT, GT                      /* a_lo ^ a_hi in the low qword */
+        vpclmulqdq      $0x00, 256+\disp(\hk), GT, GMI  /* (a_lo ^ a_hi)(b_lo ^ b_hi) */
+.else
+        vpclmulqdq      $0x00, \disp(\hk), GD, GT
+        _vpxor          GT, GLO, GLO
+        vpclmulqdq      $0x11, \disp(\hk), GD, GT
+        _vpxor          GT, GHI, GHI
+        vpshufd         $0x4e, GD, GT
+        _vpxor          GD, GT, GT
+        vpclmulqdq      $0x00, 256+\disp(\hk), GT, GT
+        _vpxor          GT, GMI, GMI
+.endif
+.endm
+
+/*
+ * Step \i of a 16-block group at \off(\src): vector \i of the blocks times vector \i of
+ * H'^16..H'^1. Step 0 adds the hash state (GACC, lane 0) into block 0 first, so it is the only
+ * step that waits for the previous group's reduction: the steps run in the order 1, 2, ...,
+ * NV-1, 0 (step 1 writing the sums), and only step 0 and the reduction are on the chain from
+ * one group's hash state to the next.
+ */
+.macro _ghash_step i, src, off
+        _vmovdqu        \off+\i*VL(\src), GD
+        vpshufb         .Lbswap128(%rip), GD, GD  /* blocks -> integers */
+.if \i == 0
+        _vpxor          GACC, GD, GD
+        _ghash_mul_acc  HKEY, 0, 0
+.else
+        _ghash_mul_acc  HKEY, \i*VL, (\i == 1)
+.endif
+.endm
+
+/*
+ * GACC (lane 0) = GLO/GMI/GHI reduced and summed over the lanes: the Karatsuba fix, then two
+ * Montgomery folds (see the top of this file), each lane on its own, then the lanes XORed.
+ * With the 256-bit product Z in LO (bits 0..127), MI (64..191) and HI (128..255):
+ *   fold 1: LO's low qword L0 is cleared by adding L0 * P' * 1: L0 * C lands on bits 64..190
+ *           (MI), L0 * y^128 on MI's high qword, and LO's high qword moves down to MI's low one;
+ *   fold 2: the same from MI into HI, which is then the reduced result.
+ */
+.macro _ghash_reduce
+        _vpxor3         GLO, GHI, GMI                   /* MI = Karatsuba ^ LO ^ HI */
+        vpclmulqdq      $0x10, .Lgfpoly(%rip), GLO, GT  /* L0 * C */
+        vpshufd         $0x4e, GLO, GLO                 /* [L1, L0] */
+        _vpxor3         GT, GLO, GMI
+        vpclmulqdq      $0x10, .Lgfpoly(%rip), GMI, GT  /* M0 * C */
+        vpshufd         $0x4e, GMI, GMI                 /* [M1, M0] */
+        _vpxor3         GT, GMI, GHI
+.if VL == 64
+        vextracti64x4   $1, GHI, GT_Y                   /* lanes 2-3 onto 0-1 */
+        vpxor           GT_Y, GHI_Y, GHI_Y              /* VEX: clears bits 256..511 */
+.endif
+        vextracti128    $1, GHI_Y, GT_X                 /* lane 1 onto lane 0 */
+        vpxor           GT_X, GHI_X, GACC_X             /* VEX: lane 0 only */
+.endm
+
+/* GHASH of one whole 16-block group at \off(\src), unstitched. */
+.macro _ghash_group src, off
+.irp i, 1,2,3,4,5,6,7
+.if \i < NV
+        _ghash_step     \i, \src, \off
+.endif
 .endr
+        _ghash_step     0, \src, \off
+        _ghash_reduce
+.endm
+
+/*
+ * GHASH of GCNT = 1..15 blocks at GSRC into GACC: vector by vector against the powers from
+ * H'^GCNT on (GHP), the last partial vector loaded with its missing lanes zeroed. Advances GSRC
+ * and GHP; clobbers GCNT, GTMPQ, and k1 on zmm.
+ */
+.macro _ghash_tail
+        _vpxor          GLO, GLO, GLO
+        _vpxor          GMI, GMI, GMI
+        _vpxor          GHI, GHI, GHI
+        mov             GCNT, GHP
+        shl             $4, GHP
+        neg             GHP
+        lea             256(HKEY, GHP), GHP     /* &H'^GCNT = tbl + 16 * (16 - GCNT) */
+.Lgt_loop\@:
+        cmp             $BPV, GCNT
+        jb              .Lgt_part\@
+        _vmovdqu        (GSRC), GD
+        vpshufb         .Lbswap128(%rip), GD, GD  /* blocks -> integers */
+        _vpxor          GACC, GD, GD            /* the state into the first block ... */
+        _vpxor          GACC, GACC, GACC        /* ... and only there */
+        _ghash_mul_acc  GHP, 0, 0
+        add             $VL, GSRC
+        add             $VL, GHP
+        sub             $BPV, GCNT
+        jnz             .Lgt_loop\@
+        jmp             .Lgt_reduce\@
+.Lgt_part\@:                                    /* 1 .. BPV-1 blocks */
+.if VL == 32
+        vmovdqu         (GSRC), GD_X            /* one block; VEX clears the upper lane */
+.else
+        shl             $4, GCNT                /* bytes */
+        mov             $-1, GTMPQ
+        bzhi            GCNT, GTMPQ, GTMPQ      /* the low 16 * GCNT bits set */
+        kmovq           GTMPQ, %k1
+        vmovdqu8        (GSRC), %zmm13{%k1}{z}  /* GD; masked-off bytes are zero, never read */
+.endif
+        vpshufb         .Lbswap128(%rip), GD, GD  /* blocks -> integers */
+        _vpxor          GACC, GD, GD
+        _ghash_mul_acc  GHP, 0, 0
+.Lgt_reduce\@:
+        _ghash_reduce
+.endm
+
+/* The body of aesfast_T_ghash(hkey, acc, in, nblocks). */
+.macro _ghash_fn
+        test            GCNT, GCNT
+        jz              .Lret\@
+        _load_acc
+        sub             $16, GCNT
+        jb              .Ltail\@
+.Lloop\@:
+        _ghash_group    GSRC, 0
+        add             $256, GSRC
+        sub             $16, GCNT
+        jae             .Lloop\@
+.Ltail\@:
+        add             $16, GCNT
+        jz              .Ldone\@
+        _ghash_tail
+.Ldone\@:
+        _store_acc
+        vzeroupper
+.Lret\@:
+        ret
+.endm
+
+/*
+ * The body of aesfast_T_ghash_init(hkey, h): H' = y * Hrev mod P', then H'^2..H'^16 by
+ * repeated multiplication (xmm, schoolbook, one at a time: this runs once per key), stored
+ * as described at the top of this file. The same code for both widths.
+ */
+.macro _ghash_init_fn
+        vmovdqu         (%rsi), %xmm0
+        vpshufb         .Lbswap128(%rip), %xmm0, %xmm0  /* Hrev */
+        vpshufd         $0xff, %xmm0, %xmm1
+        vpsrad          $31, %xmm1, %xmm1               /* all ones iff bit 127 is set */
+        vpand           .Lgfpoly(%rip), %xmm1, %xmm1    /* then P' mod y^128, else 0 */
+        vpsrlq          $63, %xmm0, %xmm2
+        vpslldq         $8, %xmm2, %xmm2                /* bit 63 -> bit 64 */
+        vpsllq          $1, %xmm0, %xmm0
+        vpxor           %xmm2, %xmm0, %xmm0
+        vpxor           %xmm1, %xmm0, %xmm0             /* xmm0 = H' */
+        vmovdqa         %xmm0, %xmm3                    /* xmm3 = H'^k, k = 1 .. 16 */
+        mov             $240, %eax                      /* offset of H'^k: 16 * (16 - k) */
+.Lpow\@:
+        vmovdqu         %xmm3, (%rdi, %rax)
+        vpshufd         $0x4e, %xmm3, %xmm4
+        vpxor           %xmm3, %xmm4, %xmm4             /* lo ^ hi in both qwords */
+        vmovdqu         %xmm4, 256(%rdi, %rax)
+        sub             $16, %eax
+        jb              .Lpow_done\@
+        /* xmm3 = xmm3 * xmm0: LO, HI, MI = the two cross products, then _ghash_reduce's folds */
+        vpclmulqdq      $0x00, %xmm0, %xmm3, %xmm4
+        vpclmulqdq      $0x11, %xmm0, %xmm3, %xmm5
+        vpclmulqdq      $0x01, %xmm0, %xmm3, %xmm6
+        vpclmulqdq      $0x10, %xmm0, %xmm3, %xmm7
+        vpxor           %xmm7, %xmm6, %xmm6
+        vpclmulqdq      $0x10, .Lgfpoly(%rip), %xmm4, %xmm7
+        vpshufd         $0x4e, %xmm4, %xmm4
+        vpxor           %xmm7, %xmm6, %xmm6
+        vpxor           %xmm4, %xmm6, %xmm6
+        vpclmulqdq      $0x10, .Lgfpoly(%rip), %xmm6, %xmm7
+        vpshufd         $0x4e, %xmm6, %xmm6
+        vpxor           %xmm7, %xmm5, %xmm5
+        vpxor           %xmm6, %xmm5, %xmm3
+        jmp             .Lpow\@
+.Lpow_done\@:
+        vpxor           %xmm0, %xmm0, %xmm0
+.irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+        vmovdqu         %ymm0, 512+32*\i(%rdi)
 .endr
-#endif
+        vzeroupper
+        ret
+.endm
+
+/* ------------------------------------------------------------------------------------------ */
+/* GCM                                                                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+/* One AES round with the round key \j places before the last, on the NV states. */
+.macro _gcm_round j
+.if VL == 64
+        _vaesenc_n      RKE\j, NV
+.else
+        _vbroadcasti128 -16*\j(RKEND), RKT
+        _vaesenc_n      RKT, NV
+.endif
+.endm
+
+/* GHASH work item \k (0..8, after AES round RKEND-(9-k)) for mode \mode: the steps, in the order
+ * 1..NV-1, 0, spread evenly over the slots, the reduction in the last one. */
+.macro _ghash_slot mode, k
+.if \mode != 0
+.irp i, 0,1,2,3,4,5,6,7
+.if (\i < NV) && ((\k) * NV == ((\i + NV - 1) % NV) * 8)
+.if \mode == 1
+        _ghash_step     \i, OUT, -256           /* seal: the previous 16 ciphertext blocks */
+.else
+        _ghash_step     \i, IN, 0               /* open: this iteration's ciphertext */
+.endif
+.endif
+.endr
+.if (\k) == 8
+        _ghash_reduce
+.endif
+.endif
+.endm
+
+/*
+ * One iteration: 16 blocks of CTR from IN to OUT, and for \mode = 1 (seal) or 2 (open) the
+ * GHASH of 16 blocks interleaved with the rounds; \mode = 0 is CTR alone.
+ */
+.macro _gcm_group mode
+.if VL == 32
+        _vbroadcasti128 (KEY), RKT
+        .set            GRK0, RKT
+.else
+        .set            GRK0, RK0
+.endif
+.irp i, 0,1,2,3,4,5,6,7
+.if \i < NV
+        vpshufb         .Lctr_bswap_vl(%rip), CTR, V\i  /* native -> counter blocks */
+.if VL == 32
+        vpaddd          .Lctr_step2_vl(%rip), CTR, CTR
+.else
+        vpaddd          .Lctr_step4_vl(%rip), CTR, CTR
+.endif
+        _vpxor          GRK0, V\i, V\i
+.endif
+.endr
+        cmp             $12, ROUNDS
+        jb              .Lr128\@
+        je              .Lr192\@
+        _gcm_round      13
+        _gcm_round      12
+.Lr192\@:
+        _gcm_round      11
+        _gcm_round      10
+.Lr128\@:
+.irp j, 9,8,7,6,5,4,3,2,1
+        _gcm_round      \j
+        _ghash_slot     \mode, (9-\j)
+.endr
+.if VL == 32
+        _vbroadcasti128 (RKEND), RKT
+        .set            GRKL, RKT
+.else
+        .set            GRKL, RKLAST
+.endif
+.irp i, 0,1,2,3,4,5,6,7
+.if \i < NV
+        _vpxor          \i*VL(IN), GRKL, GT     /* last round key ^ input */
+        vaesenclast     GT, V\i, V\i
+        _vmovdqu        V\i, \i*VL(OUT)
+.endif
+.endr
+        add             $256, IN
+        add             $256, OUT
+.endm
+
+/* The body of aesfast_T_gcm_ctr_then_hash (\enc = 1) and aesfast_T_gcm_hash_then_ctr (0). */
+.macro _gcm_crypt enc
+        mov             8(%rsp), NBLOCKS
+        test            NBLOCKS, NBLOCKS
+        jz              .Lret\@
+        _load_key                               /* before the GHASH registers: on ymm they */
+        _ctr_init       ctr32                   /* share registers with the key and counter */
+        _load_acc
+        sub             $16, NBLOCKS
+        jb              .Ltail\@
+.if \enc
+        _gcm_group      0                       /* first 16 blocks: nothing to hash yet */
+        sub             $16, NBLOCKS
+        jb              .Lhash_last\@
+.Lloop\@:
+        _gcm_group      1
+        sub             $16, NBLOCKS
+        jae             .Lloop\@
+.Lhash_last\@:
+        _ghash_group    OUT, -256
+.else
+.Lloop\@:
+        _gcm_group      2
+        sub             $16, NBLOCKS
+        jae             .Lloop\@
+.endif
+.Ltail\@:
+        add             $16, NBLOCKS            /* blocks left: 0..15 */
+        jz              .Ldone\@
+.if \enc
+        _store_acc
+        mov             OUT, GSRC
+        _load_key
+        _ctr_consts     ctr32
+        _ctr_xor_tail_any ctr32, NV
+        _load_acc
+        mov             8(%rsp), GCNT
+        and             $15, GCNT
+        _ghash_tail
+.else
+        mov             IN, GSRC
+        mov             NBLOCKS, GCNT
+        _ghash_tail
+        _store_acc
+        mov             8(%rsp), NBLOCKS
+        and             $15, NBLOCKS
+        _load_key
+        _ctr_consts     ctr32
+        _ctr_xor_tail_any ctr32, NV
+        jmp             .Lfinish\@
+.endif
+.Ldone\@:
+        _store_acc
+.Lfinish\@:
+        vzeroupper
+.Lret\@:
+        ret
+.endm
+
+/* ------------------------------------------------------------------------------------------ */
+
+/* 256-bit: 8 ymm (16 blocks) per iteration. */
+        _set_gcm_veclen 32
+AESFAST_FUNC(aesfast_vaes_avx2_ghash_init)
+        _ghash_init_fn
+AESFAST_END(aesfast_vaes_avx2_ghash_init)
+
+        _ghash_args
+AESFAST_FUNC(aesfast_vaes_avx2_ghash)
+        _ghash_fn
+AESFAST_END(aesfast_vaes_avx2_ghash)
+
+        _gcm_args
+AESFAST_FUNC(aesfast_vaes_avx2_gcm_ctr_then_hash)
+        _gcm_crypt      1
+AESFAST_END(aesfast_vaes_avx2_gcm_ctr_then_hash)
+
+AESFAST_FUNC(aesfast_vaes_avx2_gcm_hash_then_ctr)
+        _gcm_crypt      0
+AESFAST_END(aesfast_vaes_avx2_gcm_hash_then_ctr)
+
+/* 512-bit: 4 zmm (16 blocks) per iteration. */
+        _set_gcm_veclen 64
+AESFAST_FUNC(aesfast_vaes_avx512_ghash_init)
+        _ghash_init_fn
+AESFAST_END(aesfast_vaes_avx512_ghash_init)
+
+        _ghash_args
+AESFAST_FUNC(aesfast_vaes_avx512_ghash)
+        _ghash_fn
+AESFAST_END(aesfast_vaes_avx512_ghash)
+
+        _gcm_args
+AESFAST_FUNC(aesfast_vaes_avx512_gcm_ctr_then_hash)
+        _gcm_crypt      1
+AESFAST_END(aesfast_vaes_avx512_gcm_ctr_then_hash)
+
+AESFAST_FUNC(aesfast_vaes_avx512_gcm_hash_then_ctr)
+        _gcm_crypt      0
+AESFAST_END(aesfast_vaes_avx512_gcm_hash_then_ctr)
+
+#endif /* __x86_64__ */

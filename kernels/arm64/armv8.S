@@ -11,7 +11,7 @@
  *
  * CPU features: these functions use AESE and AESMC only, i.e. FEAT_AES (HWCAP_AES in AT_HWCAP).
  * The "armv8" tier that installs them (provider/dispatch.c) also requires PMULL (HWCAP_PMULL),
- * for the GCM code that will join this file, so that a tier name means one thing.
+ * for the GCM kernels (gcm_armv8.S), so that a tier name means one thing.
  *
  * ABI: AAPCS64, little-endian only. All three are leaf functions that never spill the link
  * register. Only the 8-block loop of ctr32_xor uses v8-v15, whose low halves (d8-d15) are
