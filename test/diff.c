@@ -45,7 +45,9 @@
  *   the original too), a re-init with a new IV alone mid-stream (the message starts over), and
  *   probes whose outcome the default provider defines: the ivlen/keylen/taglen/iv/updated-iv
  *   parameters, the tag before final, a tag set when encrypting, AAD after data, tags of 0 or
- *   17 bytes, update and final after final. Tampered messages must fail on both.
+ *   17 bytes, update and final after final. Tampered messages must fail on both. Case 3 of every
+ *   25 also encrypts with no IV set (the providers draw one; decrypting with none must fail):
+ *   the default provider must decrypt the result under the IV the "iv" parameter reports.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -84,6 +86,7 @@ struct harness {
     uint64_t non12, short_tags, tampered, probes; /* GCM */
     uint64_t stricter; /* GCM: refusals after a failed final where default goes on */
     uint64_t ecalls;   /* GCM: streams through EVP_Cipher */
+    uint64_t random_ivs; /* GCM: encryptions with an IV the provider drew */
 };
 
 static void *xmalloc(size_t n)
@@ -1540,6 +1543,80 @@ out:
     free(dstbuf);
 }
 
+/*
+ * Encrypting with no IV set: both providers draw a random IV (the default provider only for IV
+ * lengths of 12 or more; shorter ones fail on both), and decrypting with none fails on both. The
+ * IV read back from the "iv" parameter must be the one used: the default provider decrypts the
+ * provider under test's ciphertext under it, and vice versa.
+ */
+static void gcm_random_iv(struct harness *h, struct gcase *c, tu_rng *r)
+{
+    struct gstream s = {.h = h, .c = c, .enc = 1, .fresh = 1};
+    struct gpair p = {EVP_CIPHER_CTX_new(), EVP_CIPHER_CTX_new()};
+    const size_t len = c->len < 4096 ? c->len : 4096;
+    size_t n = c->ivlen, nt = 0, nr = 0;
+    OSSL_PARAM prm[2] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &n),
+                         OSSL_PARAM_construct_end()};
+    uint8_t ivt[GCM_MAX_IV], ivr[GCM_MAX_IV], tagt[16], tagr[16], *ctt = xmalloc(len);
+    uint8_t *ctr = xmalloc(len), *back = xmalloc(len);
+    int ot = -1, orr = -1, enc = tu_rng_below(r, 4) != 0;
+
+    if (p.t == NULL || p.r == NULL)
+        tu_die("out of memory");
+    c->trace[0] = '\0';
+    gtrace(c, "%s with no IV set (random IV), data cut to %zu bytes", enc ? "encrypt" : "decrypt",
+           len);
+    s.enc = enc;
+    s.aad = c->aad;
+    pick_chunker(&s.ch, r, c->aadlen + len, c->trace, sizeof(c->trace));
+    if (!agree(&s, "init(key, ivlen param), no IV",
+               EVP_CipherInit_ex2(p.t, h->test[c->ks], c->key, NULL, enc, prm),
+               EVP_CipherInit_ex2(p.r, h->ref[c->ks], c->key, NULL, enc, prm), 1))
+        goto out;
+    /* The first byte starts the message: there the IV is drawn, or refused. */
+    if (c->aadlen + len == 0)
+        goto out;
+    {
+        int aad = c->aadlen != 0;
+        int rt = EVP_CipherUpdate(p.t, aad ? NULL : ctt, &ot, aad ? c->aad : c->pt, 1);
+        int rr = EVP_CipherUpdate(p.r, aad ? NULL : ctr, &orr, aad ? c->aad : c->pt, 1);
+
+        if (!agree(&s, "first update (1 byte) without an IV", rt, rr, 0) || rr <= 0)
+            goto out;
+    }
+    if (!enc) {
+        gcm_fail(h, c, "decrypting without an IV succeeded on both providers");
+        goto out;
+    }
+    h->random_ivs++;
+    if (!gfeed(&s, &p, c->pt, ctt, c->pt, ctr, 1, c->aadlen + len)
+        || !agree(&s, "get \"iv\" after drawing it",
+                  get_octets_param(p.t, OSSL_CIPHER_PARAM_IV, ivt, sizeof(ivt), &nt),
+                  get_octets_param(p.r, OSSL_CIPHER_PARAM_IV, ivr, sizeof(ivr), &nr), 1)
+        || !agree(&s, "final", EVP_CipherFinal_ex(p.t, tagt, &ot),
+                  EVP_CipherFinal_ex(p.r, tagr, &orr), 1)
+        || !agree(&s, "get the tag", get_tag(p.t, tagt, 16, 0), get_tag(p.r, tagr, 16, 0), 1))
+        goto out;
+    if (nt != c->ivlen || nr != c->ivlen) {
+        gcm_fail(h, c, "\"iv\" is %zu bytes on %s, %zu on default, after drawing a %zu-byte one",
+                 nt, h->prov.test_name, nr, c->ivlen);
+        goto out;
+    }
+    if (gcm_ref(h, c->ks, c->key, ivt, c->ivlen, c->aad, c->aadlen, 0, ctt, back, len, tagt, 16)
+            != 1
+        || memcmp(back, c->pt, len) != 0)
+        gcm_fail(h, c, "the default provider cannot decrypt under the random IV that %s reports",
+                 h->prov.test_name);
+    if (memcmp(ivt, ivr, c->ivlen) == 0)
+        gcm_fail(h, c, "both providers drew the same random IV");
+out:
+    EVP_CIPHER_CTX_free(p.t);
+    EVP_CIPHER_CTX_free(p.r);
+    free(ctt);
+    free(ctr);
+    free(back);
+}
+
 static void gcm_run_case(struct harness *h, uint64_t index)
 {
     struct gcase c = {.index = index};
@@ -1558,6 +1635,8 @@ static void gcm_run_case(struct harness *h, uint64_t index)
 
         gcm_stream(h, &c, &r, 0, k, &ctx);
     }
+    if (index % 25 == 3)
+        gcm_random_iv(h, &c, &r);
     EVP_CIPHER_CTX_free(ctx.t);
     EVP_CIPHER_CTX_free(ctx.r);
     free(c.pt);
@@ -1662,18 +1741,19 @@ int main(int argc, char **argv)
     if (gcm)
         printf("diff: gcm: seed 0x%016llx: %.1f MiB (AAD and data) through %s and default in "
                "%.2f s; %llu IVs not 12 bytes, %llu wrap IVs, %llu big, %llu tampered, %llu short "
-               "tags, %llu streams by EVP_Cipher, %llu copies (%llu finished on both), %llu re-inits, "
-               "%llu in-place, %llu "
-               "probes, %llu refusals after a failed final (default goes on); reused contexts: %llu "
-               "provider context kept, %llu recreated\n",
+               "tags, %llu streams by EVP_Cipher, %llu copies (%llu finished on both), %llu "
+               "re-inits, %llu in-place, %llu random IVs, %llu probes, %llu refusals after a "
+               "failed final (default goes on); reused contexts: %llu provider context kept, "
+               "%llu recreated\n",
                (unsigned long long)h.seed, h.bytes / 1048576.0, provider, t,
                (unsigned long long)h.non12, (unsigned long long)h.wrap_ivs,
                (unsigned long long)h.big, (unsigned long long)h.tampered,
                (unsigned long long)h.short_tags, (unsigned long long)h.ecalls,
-               (unsigned long long)h.copies,
-               (unsigned long long)h.duals, (unsigned long long)h.reinits,
-               (unsigned long long)h.inplace, (unsigned long long)h.probes,
-               (unsigned long long)h.stricter, (unsigned long long)h.reused_same, (unsigned long long)h.reused_other);
+               (unsigned long long)h.copies, (unsigned long long)h.duals,
+               (unsigned long long)h.reinits, (unsigned long long)h.inplace,
+               (unsigned long long)h.random_ivs, (unsigned long long)h.probes,
+               (unsigned long long)h.stricter, (unsigned long long)h.reused_same,
+               (unsigned long long)h.reused_other);
     else
         printf("diff: ctr: seed 0x%016llx: %.1f MiB through %s in %.2f s; %llu wrap IVs, %llu "
                "big, %llu copies (%llu finished on both), %llu re-inits, %llu in-place; reused "
