@@ -1138,17 +1138,37 @@ static void gprobe(struct gstream *s, struct gpair *p, size_t datafed)
         agree(s, "probe: set a tag when encrypting", set_tag(p->t, bt, 16, 1),
               set_tag(p->r, bt, 16, 1), 0);
     }
-    /* AAD after data: on copies, so the stream itself goes on. */
-    if (datafed > 0) {
+    /* On copies, so that the stream itself goes on: AAD after data; IV lengths of 0 and 129
+     * (refused), then a valid other one, which makes the IV unusable, so that the next update
+     * fails (the default provider: "setting ivlen invalidates the IV"). */
+    {
         struct gpair q = {EVP_CIPHER_CTX_new(), EVP_CIPHER_CTX_new()};
+        size_t bad[2] = {0, GCM_MAX_IV + 1}, other = s->c->ivlen == 12 ? 16 : 12;
         int ot = -1, orr = -1;
 
         if (q.t == NULL || q.r == NULL)
             tu_die("out of memory");
         if (agree(s, "probe: copy", EVP_CIPHER_CTX_copy(q.t, p->t), EVP_CIPHER_CTX_copy(q.r, p->r),
-                  1))
-            agree(s, "probe: AAD after data", EVP_CipherUpdate(q.t, NULL, &ot, bt, 1),
-                  EVP_CipherUpdate(q.r, NULL, &orr, bt, 1), 0);
+                  1)) {
+            if (datafed > 0)
+                agree(s, "probe: AAD after data", EVP_CipherUpdate(q.t, NULL, &ot, bt, 1),
+                      EVP_CipherUpdate(q.r, NULL, &orr, bt, 1), 0);
+            for (int i = 0; i < 2; i++) {
+                OSSL_PARAM prm[2] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN,
+                                                                 &bad[i]),
+                                     OSSL_PARAM_construct_end()};
+
+                snprintf(what, sizeof(what), "probe: set ivlen %zu", bad[i]);
+                agree(s, what, EVP_CIPHER_CTX_set_params(q.t, prm),
+                      EVP_CIPHER_CTX_set_params(q.r, prm), 0);
+            }
+            snprintf(what, sizeof(what), "probe: set ivlen %zu mid-stream", other);
+            if (agree(s, what, EVP_CIPHER_CTX_ctrl(q.t, EVP_CTRL_AEAD_SET_IVLEN, (int)other, NULL),
+                      EVP_CIPHER_CTX_ctrl(q.r, EVP_CTRL_AEAD_SET_IVLEN, (int)other, NULL), 0))
+                agree(s, "probe: update after changing ivlen",
+                      EVP_CipherUpdate(q.t, bt + 16, &ot, bt, 1),
+                      EVP_CipherUpdate(q.r, br + 16, &orr, bt, 1), 0);
+        }
         EVP_CIPHER_CTX_free(q.t);
         EVP_CIPHER_CTX_free(q.r);
     }
