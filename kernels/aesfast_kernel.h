@@ -26,7 +26,7 @@
  *   hash_then_ctr  acc = hash(acc, in), and out = in XOR keystream: GCM's open.
  *
  * The two stitched functions take (key, hkey, acc, ctr, in, out, nblocks): seven arguments, the
- * seventh on the stack on x86-64 (SysV) and in x7 on arm64. The counter is used as in ctr32_xor
+ * seventh on the stack on x86-64 (SysV) and in x6 on arm64. The counter is used as in ctr32_xor
  * (GCM's inc32 from the block passed, never written back); acc is in/out.
  *
  * acc is the hash state as 16 bytes in the field's own byte order: for GHASH the block X_i of

@@ -79,16 +79,33 @@ static void store_be64(uint8_t *p, uint64_t v)
         p[i] = (uint8_t)v;
 }
 
+static uint64_t be64(uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return __builtin_bswap64(v);
+#else
+    return v;
+#endif
+}
+
+/* Blocks the kernels load next are written with one 16-byte store, so that the load is
+ * forwarded from the store buffer (narrower stores would make it wait for them to retire). */
+typedef uint32_t u32x4 __attribute__((vector_size(16)));
+typedef uint64_t u64x2 __attribute__((vector_size(16)));
+
 /* Starts a message on the stored IV: J0, E(J0) and the first counter (SP 800-38D, 7.1). */
 static void gcm_start(gcm_ctx *c)
 {
     const aesfast_kernel *k = c->kernel;
     uint8_t j0[AESFAST_BLOCK];
 
-    if (c->ivlen == GCM_IV_DEFAULT) {
-        memcpy(j0, c->iv, GCM_IV_DEFAULT);
-        j0[12] = j0[13] = j0[14] = 0;
-        j0[15] = 1;
+    if (c->ivlen == GCM_IV_DEFAULT) { /* J0 = IV || 0^31 || 1 */
+        u32x4 v;
+        const uint8_t one[4] = {0, 0, 0, 1};
+
+        memcpy(&v, c->iv, sizeof(v)); /* iv has 128 bytes: reading 16 is in bounds */
+        memcpy(&v[3], one, 4);
+        memcpy(j0, &v, sizeof(v));
     } else { /* J0 = GHASH(IV || 0-pad || [0]_64 || [len(IV)]_64) */
         uint8_t blocks[GCM_IV_MAX + 2 * AESFAST_BLOCK] = {0};
         size_t n = (c->ivlen + AESFAST_BLOCK - 1) / AESFAST_BLOCK;
@@ -109,19 +126,19 @@ static void gcm_start(gcm_ctx *c)
 static void gcm_tag(gcm_ctx *c, uint8_t tag[GCM_TAG_MAX])
 {
     uint8_t lens[AESFAST_BLOCK];
+    u64x2 bits = {be64(c->st.aadlen * 8), be64(c->st.datalen * 8)};
 
-    store_be64(lens, c->st.aadlen * 8);
-    store_be64(lens + 8, c->st.datalen * 8);
+    memcpy(lens, &bits, sizeof(lens));
     aead_finish(&c->st, &c->kernel->gcm, &c->hkey, lens);
     for (int i = 0; i < GCM_TAG_MAX; i++)
         tag[i] = c->st.acc[i] ^ c->ekj0[i];
 }
 
-/* Ends the message: no more bytes under this IV. */
+/* Ends the message: no more bytes under this IV. The leftover keystream is wiped; the rest of
+ * the message state (hash, queued ciphertext, E(J0)) goes with the context or the next message. */
 static void gcm_end(gcm_ctx *c)
 {
-    aead_wipe(&c->st);
-    OPENSSL_cleanse(c->ekj0, sizeof(c->ekj0));
+    OPENSSL_cleanse(&c->st.ks, sizeof(c->st.ks));
     c->iv_state = IV_FINISHED;
 }
 
@@ -212,11 +229,14 @@ static int gcm_do_final(gcm_ctx *c)
     if (c->enc) {
         memcpy(c->tag, tag, GCM_TAG_MAX);
         c->taglen = GCM_TAG_MAX;
-    } else if (CRYPTO_memcmp(tag, c->tag, c->taglen) != 0) {
-        AESFAST_RAISE(c->prov, AESFAST_R_TAG_MISMATCH, "%s: tag verification failed", c->name);
-        ok = 0;
+    } else {
+        if (CRYPTO_memcmp(tag, c->tag, c->taglen) != 0) {
+            AESFAST_RAISE(c->prov, AESFAST_R_TAG_MISMATCH, "%s: tag verification failed",
+                          c->name);
+            ok = 0;
+        }
+        OPENSSL_cleanse(tag, sizeof(tag)); /* the valid tag of what was received */
     }
-    OPENSSL_cleanse(tag, sizeof(tag));
     gcm_end(c);
     return ok;
 }
@@ -428,6 +448,8 @@ static int gcm_init(void *vctx, const unsigned char *key, size_t keylen,
          * (the default provider would carry on from a zeroed state). A new IV restarts. */
         if (c->iv_state == IV_ACTIVE)
             gcm_end(c);
+        aead_wipe(&c->st); /* no hash state of the old key survives it */
+        OPENSSL_cleanse(c->ekj0, sizeof(c->ekj0));
         aesfast_debug("%s: key setup on kernel %s", c->name, c->kernel->name);
     }
     if (iv != NULL) {

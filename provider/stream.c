@@ -2,6 +2,12 @@
  * The AEAD byte stream over the whole-block kernels (see stream.h).
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
+ *
+ * Blocks reach the hash in one of two ways. Runs of at least AEAD_PENDING whole blocks go
+ * straight to the kernels (the stitched ones for data). Anything smaller - the AAD, a block
+ * completed from two updates, the data of a small update - is copied to pend, and pend is hashed
+ * in one call when it fills or when the message ends, together with the last partial block and
+ * the lengths block. Small messages then cost one hash call, not one per block.
  */
 #include <string.h>
 
@@ -9,26 +15,42 @@
 
 #include "stream.h"
 
+/*
+ * The counter block is read and written whole, with one 16-byte load and one 16-byte store: the
+ * kernel's next 16-byte load of it is then forwarded from the store buffer. After narrower
+ * stores it would have to wait for them to retire, which serializes back-to-back small updates
+ * (see ctr.c's ctr_add).
+ */
+typedef uint32_t u32x4 __attribute__((vector_size(16)));
+
+static uint32_t bswap32_if_le(uint32_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return __builtin_bswap32(v);
+#else
+    return v;
+#endif
+}
+
+static uint32_t bswap32_if_be(uint32_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return __builtin_bswap32(v);
+#else
+    return v;
+#endif
+}
+
 void ctr32_add(uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt, uint32_t n)
 {
-    uint8_t *w = fmt == CTR32_BE_LAST ? ctr + 12 : ctr;
-    uint32_t v;
+    u32x4 v;
 
-    if (fmt == CTR32_BE_LAST) {
-        v = (uint32_t)w[0] << 24 | (uint32_t)w[1] << 16 | (uint32_t)w[2] << 8 | w[3];
-        v += n;
-        w[0] = (uint8_t)(v >> 24);
-        w[1] = (uint8_t)(v >> 16);
-        w[2] = (uint8_t)(v >> 8);
-        w[3] = (uint8_t)v;
-    } else {
-        v = (uint32_t)w[3] << 24 | (uint32_t)w[2] << 16 | (uint32_t)w[1] << 8 | w[0];
-        v += n;
-        w[3] = (uint8_t)(v >> 24);
-        w[2] = (uint8_t)(v >> 16);
-        w[1] = (uint8_t)(v >> 8);
-        w[0] = (uint8_t)v;
-    }
+    memcpy(&v, ctr, sizeof(v));
+    if (fmt == CTR32_BE_LAST)
+        v[3] = bswap32_if_le(bswap32_if_le(v[3]) + n);
+    else
+        v[0] = bswap32_if_be(bswap32_if_be(v[0]) + n);
+    memcpy(ctr, &v, sizeof(v));
 }
 
 void aead_begin(aead_stream *s, const uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt)
@@ -36,10 +58,42 @@ void aead_begin(aead_stream *s, const uint8_t ctr[AESFAST_BLOCK], ctr32_format f
     memcpy(s->ctr, ctr, AESFAST_BLOCK);
     memset(s->acc, 0, sizeof(s->acc));
     s->ks.num = 0;
+    s->npend = 0;
     s->aad_part = 0;
     s->in_data = 0;
     s->aadlen = s->datalen = 0;
     s->fmt = fmt;
+}
+
+/* Hashes the pending blocks into acc. */
+static void flush(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey)
+{
+    if (s->npend != 0) {
+        f->hash(hkey, s->acc, s->pend, s->npend);
+        s->npend = 0;
+    }
+}
+
+/* Queues n (< AEAD_PENDING) whole blocks for the hash, flushing first if they do not fit. */
+static void push(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
+                 const uint8_t *blocks, size_t n)
+{
+    if (s->npend + n > AEAD_PENDING)
+        flush(s, f, hkey);
+    memcpy(s->pend + s->npend * AESFAST_BLOCK, blocks, n * AESFAST_BLOCK);
+    s->npend += (unsigned int)n;
+}
+
+/* Whole blocks to be hashed: queued if few, else straight to the kernel (after the queue). */
+static void hash_blocks(aead_stream *s, const aesfast_aead_kernel *f,
+                        const aesfast_hash_key *hkey, const uint8_t *in, size_t n)
+{
+    if (n < AEAD_PENDING) {
+        push(s, f, hkey, in, n);
+    } else {
+        flush(s, f, hkey);
+        f->hash(hkey, s->acc, in, n);
+    }
 }
 
 void aead_aad(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
@@ -55,10 +109,10 @@ void aead_aad(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_k
         len -= n;
         if (s->aad_part < AESFAST_BLOCK)
             return;
-        f->hash(hkey, s->acc, s->part, 1);
+        push(s, f, hkey, s->part, 1);
         s->aad_part = 0;
     }
-    f->hash(hkey, s->acc, in, len / AESFAST_BLOCK);
+    hash_blocks(s, f, hkey, in, len / AESFAST_BLOCK);
     in += len - len % AESFAST_BLOCK;
     len %= AESFAST_BLOCK;
     memcpy(s->part, in, len);
@@ -71,18 +125,34 @@ static void pad_part(aead_stream *s, unsigned int from)
     memset(s->part + from, 0, AESFAST_BLOCK - from);
 }
 
+/* The first data byte ends the AAD: its last partial block is hashed, zero-padded. */
+static void end_aad(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey)
+{
+    if (s->in_data)
+        return;
+    if (s->aad_part != 0) {
+        pad_part(s, s->aad_part);
+        push(s, f, hkey, s->part, 1);
+        s->aad_part = 0;
+    }
+    s->in_data = 1;
+}
+
+void aead_hash_only(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
+                    const uint8_t *in, size_t len)
+{
+    end_aad(s, f, hkey);
+    s->datalen += len;
+    hash_blocks(s, f, hkey, in, len / AESFAST_BLOCK);
+    memcpy(s->part, in + len - len % AESFAST_BLOCK, len % AESFAST_BLOCK);
+    s->ks.num = (unsigned int)(len % AESFAST_BLOCK); /* the tail aead_finish pads and hashes */
+}
+
 void aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfast_aead_kernel *f,
                 const aesfast_key *key, const aesfast_hash_key *hkey, const uint8_t *in,
                 uint8_t *out, size_t len, int hash_out)
 {
-    if (!s->in_data) { /* the AAD ends here */
-        if (s->aad_part != 0) {
-            pad_part(s, s->aad_part);
-            f->hash(hkey, s->acc, s->part, 1);
-            s->aad_part = 0;
-        }
-        s->in_data = 1;
-    }
+    end_aad(s, f, hkey);
     s->datalen += len;
 
     if (s->ks.num != 0) { /* finish the partial block */
@@ -99,18 +169,33 @@ void aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfast_aead_k
         len -= n;
         if (s->ks.num != 0)
             return;
-        f->hash(hkey, s->acc, s->part, 1);
+        push(s, f, hkey, s->part, 1);
     }
 
     size_t nblocks = len / AESFAST_BLOCK;
-    if (nblocks > 0) {
+    if (nblocks >= AEAD_PENDING) { /* the stitched kernel */
+        flush(s, f, hkey);
         (hash_out ? f->ctr_then_hash : f->hash_then_ctr)(key, hkey, s->acc, s->ctr, in, out,
                                                          nblocks);
-        ctr32_add(s->ctr, s->fmt, (uint32_t)nblocks);
-        in += nblocks * AESFAST_BLOCK;
-        out += nblocks * AESFAST_BLOCK;
-        len %= AESFAST_BLOCK;
+    } else if (nblocks > 0) { /* a few blocks: the counter kernel, and the queue */
+        if (!hash_out)
+            push(s, f, hkey, in, nblocks); /* a copy: out may be in */
+        if (nblocks == 1) { /* the single-block kernel has the least to set up */
+            uint8_t ks[AESFAST_BLOCK];
+
+            kern->encrypt_block(key, s->ctr, ks);
+            for (int i = 0; i < AESFAST_BLOCK; i++)
+                out[i] = in[i] ^ ks[i];
+        } else {
+            f->ctr(key, s->ctr, in, out, nblocks);
+        }
+        if (hash_out)
+            push(s, f, hkey, out, nblocks);
     }
+    ctr32_add(s->ctr, s->fmt, (uint32_t)nblocks);
+    in += nblocks * AESFAST_BLOCK;
+    out += nblocks * AESFAST_BLOCK;
+    len %= AESFAST_BLOCK;
 
     if (len > 0) { /* a new partial block */
         if (!hash_out)
@@ -125,21 +210,17 @@ void aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfast_aead_k
 void aead_finish(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
                  const uint8_t lens[AESFAST_BLOCK])
 {
-    uint8_t blocks[2 * AESFAST_BLOCK];
     unsigned int partial = s->in_data ? s->ks.num : s->aad_part;
-    size_t n = 0;
 
-    /* The last partial block and the lengths block in one call. */
+    /* The last partial block and the lengths block join the queue: one call for all. */
     if (partial != 0) {
         pad_part(s, partial);
-        memcpy(blocks, s->part, AESFAST_BLOCK);
-        n = 1;
+        push(s, f, hkey, s->part, 1);
     }
-    memcpy(blocks + n * AESFAST_BLOCK, lens, AESFAST_BLOCK);
-    f->hash(hkey, s->acc, blocks, n + 1);
+    push(s, f, hkey, lens, 1);
+    flush(s, f, hkey);
     s->ks.num = 0;
     s->aad_part = 0;
-    OPENSSL_cleanse(blocks, sizeof(blocks));
 }
 
 void aead_wipe(aead_stream *s)

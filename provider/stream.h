@@ -63,11 +63,19 @@ typedef enum {
 /* ctr += n in the mode's 32-bit counter, modulo 2^32 (the other 12 bytes never change). */
 void ctr32_add(uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt, uint32_t n);
 
+/* Whole blocks that wait to be hashed together: small updates' AAD and data, and a message's
+ * last blocks with its lengths block, go to the kernel in one call, so their multiplications by
+ * H^n .. H^1 run side by side and share one reduction, instead of one dependent multiplication
+ * and one call per block. */
+#define AEAD_PENDING 8
+
 typedef struct aead_stream {
     uint8_t ctr[AESFAST_BLOCK];  /* counter block of the next keystream block */
     uint8_t acc[AESFAST_BLOCK];  /* hash state, in the field's byte order */
+    uint8_t pend[AEAD_PENDING * AESFAST_BLOCK]; /* whole blocks not yet hashed into acc */
     uint8_t part[AESFAST_BLOCK]; /* bytes of the current partial block to be hashed */
     keystream ks;                /* its keystream (data only); ks.num == partial data bytes */
+    unsigned int npend;          /* blocks in pend */
     unsigned int aad_part;       /* bytes in part while still in the AAD */
     int in_data;                 /* 0 while AAD may still come */
     uint64_t aadlen, datalen;    /* bytes so far */
@@ -86,6 +94,12 @@ void aead_aad(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_k
 void aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfast_aead_kernel *f,
                 const aesfast_key *key, const aesfast_hash_key *hkey, const uint8_t *in,
                 uint8_t *out, size_t len, int hash_out);
+
+/* Data bytes that are hashed but not encrypted here: GCM-SIV's seal, whose counter is the tag,
+ * so it hashes the whole message first and encrypts it in a second pass. Call once per message
+ * (the tail is kept for aead_finish). */
+void aead_hash_only(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
+                    const uint8_t *in, size_t len);
 
 /* Hashes what is buffered (zero-padded) and the lengths block; acc is then the final hash.
  * lens is the mode's lengths block (GCM: bit lengths, big-endian; POLYVAL: little-endian). */

@@ -356,6 +356,7 @@ static void test_gcm_case(const aesfast_kernel *k, size_t keylen, size_t aadbloc
     for (int open = 0; open <= 1; open++) {
         uint8_t *in = buf + GUARD + misalign;
         uint8_t *out = in_place ? in : buf2 + GUARD + (misalign * 5 + 3) % 16;
+        memset(buf, 0xa5, len + 2 * GUARD + 32); /* the guards of the in-place case */
         memset(buf2, 0x5a, len + 2 * GUARD + 32);
         memcpy(in, open ? want : pt, len);
         uint8_t before[GUARD], after[GUARD];
