@@ -92,6 +92,11 @@ for mode in ctr gcm; do
   else
     files=$(grep -Eil "^[ \t]*cipher[ \t]*=[ \t]*aes-(128|192|256)-gcm[ \t]*\$" "$data"/*.txt)
   fi
+  if [ -z "$files" ]; then
+    echo "FAIL $MODE stanzas: no recipe in $data has any"
+    fails=$((fails + 1))
+    continue
+  fi
   sel=$tmp/evp_aes_$mode.txt
   # shellcheck disable=SC2086 # $files: a list of paths without blanks
   extract $mode $files >"$sel"
