@@ -17,14 +17,21 @@
  * the smallest and largest per-round ratio. Measuring "default" against itself shows the noise
  * left (ratios within about 2 % here, against 10-30 % for whole-round means).
  *
- * One message is one "operation", measured as `openssl speed -evp` does:
- *   stream ciphers (CTR): one EVP_EncryptUpdate on a context initialised once;
- *   AEAD ciphers (GCM, GCM-SIV): set a fresh IV, feed the AAD, one update, final, read the tag.
- * Adding another kind of operation means writing one more run_* function and a line in
- * side_init().
+ * What one message is depends on the operation (--op):
+ *   bulk  one EVP_EncryptUpdate on a context initialised once, as `openssl speed -evp` does: a
+ *         stream cipher's (CTR) stream goes on; a GCM message grows (re-initialised with the next
+ *         IV every BULK_MSG_MAX bytes, far below GCM's limit of 2^36 - 32 bytes per message);
+ *   seal  AEAD, as a TLS record layer does it: re-initialise with a fresh IV only (the key stays),
+ *         --aad bytes of AAD (13 by default, a TLS 1.2 record's), one update, final, read the tag;
+ *   open  AEAD: re-initialise for decryption with the IV only, the AAD, one update, set the tag,
+ *         final (which must authenticate), on a message the default provider sealed.
+ * A cipher gets the operations it has: stream ciphers bulk, GCM all three, other AEAD modes
+ * (GCM-SIV) seal and open. Adding another kind of operation means one more run_* function and a
+ * case in side_init().
  *
- * Before timing, each cipher encrypts a 1 MiB buffer through both providers and the outputs
- * (and tags) must be identical: a benchmark of wrong output is worthless.
+ * Before timing, each cipher and operation runs 1 MiB through both providers and the outputs
+ * (and tags) must be identical, each side must open the other's message and refuse it with one
+ * tag bit flipped: a benchmark of wrong output is worthless.
  *
  * Programs find the provider under test through OPENSSL_CONF (a cnf activating it and default)
  * or OPENSSL_MODULES; either way OSSL_PROVIDER_load() below returns the one in use. Only
@@ -54,9 +61,18 @@
 #define MAX_SIZES 64
 #define MAX_CIPHERS 32
 #define BATCH_NS 250000.0 /* read the clock about every 0.25 ms: ~20 ns each, negligible */
+#define BULK_MSG_MAX ((uint64_t)1 << 34) /* bulk GCM: bytes in one message before the next IV */
+#define TAG_LEN 16
 
-static const char *const default_ciphers[] = {"AES-128-CTR", "AES-192-CTR", "AES-256-CTR"};
-static const size_t default_sizes[] = {16, 64, 256, 1024, 8192, 16384, 1u << 20};
+static const char *const default_ciphers[] = {"AES-128-CTR", "AES-192-CTR", "AES-256-CTR",
+                                              "AES-128-GCM", "AES-256-GCM"};
+/* Stream ciphers: powers of two as `openssl speed` (1 KiB where speed has 1 KiB); AEAD: 1420 B,
+ * the payload of a full TLS record in a 1500-byte Ethernet frame, instead of 1 KiB. */
+static const size_t default_sizes_stream[] = {16, 64, 256, 1024, 8192, 16384, 1u << 20};
+static const size_t default_sizes_aead[] = {16, 64, 256, 1420, 8192, 16384, 1u << 20};
+
+enum op { OP_BULK, OP_SEAL, OP_OPEN, NOPS };
+static const char *const op_names[NOPS] = {"bulk", "seal", "open"};
 
 /* Command-line settings. */
 static struct {
@@ -64,23 +80,27 @@ static struct {
     const char *ciphers[MAX_CIPHERS];
     int nciphers;
     size_t sizes[MAX_SIZES];
-    int nsizes;
+    int nsizes;   /* 0: the defaults for the cipher's kind */
+    int ops[NOPS]; /* operations asked for with --op; none asked for: all a cipher has */
+    int nops;
     int rounds;
     double ms;    /* per side, per round */
     double slice; /* length of one slice */
     size_t aad_len;
     int csv, verbose;
-} opt = {.provider = "aesfast", .rounds = 11, .ms = 60, .slice = 3, .aad_len = 16};
+} opt = {.provider = "aesfast", .rounds = 11, .ms = 60, .slice = 3, .aad_len = 13};
 
 /* One side of the comparison: a cipher fetched from one provider, and its context. */
 struct side {
     const char *prov;
     EVP_CIPHER *cipher;
     EVP_CIPHER_CTX *ctx;
+    int aead;
     int (*run)(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n);
-    uint64_t batch; /* messages between two clock reads */
+    uint64_t batch;     /* messages between two clock reads */
+    uint64_t msg_bytes; /* bulk AEAD: bytes in the current message */
     uint8_t iv[16];
-    uint8_t tag[16]; /* AEAD: tag of the last message */
+    uint8_t tag[TAG_LEN]; /* seal: tag of the last message; open: the tag to check */
 };
 
 static uint8_t key[64], iv0[16], aad[256];
@@ -109,74 +129,124 @@ static uint64_t now_ns(void)
 
 /* ---- Operations -------------------------------------------------------------------------- */
 
-/* Stream (CTR): the context keeps its counter running from message to message. */
-static int init_stream(struct side *s)
+/* The AEAD IV's first 4 bytes count messages (from iv0 at each side_init: a fresh start per
+ * operation and size), as a record sequence number would. */
+static void next_iv(struct side *s)
 {
+    uint32_t c = (uint32_t)s->iv[0] << 24 | s->iv[1] << 16 | s->iv[2] << 8 | s->iv[3];
+
+    c++;
+    s->iv[0] = (uint8_t)(c >> 24), s->iv[1] = (uint8_t)(c >> 16);
+    s->iv[2] = (uint8_t)(c >> 8), s->iv[3] = (uint8_t)c;
+}
+
+/* Bulk: the context keeps its stream (CTR) or its message (GCM) going from update to update. */
+static int init_bulk(struct side *s)
+{
+    s->msg_bytes = 0;
     return EVP_EncryptInit_ex2(s->ctx, s->cipher, key, s->iv, NULL);
 }
 
-static int run_stream(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n)
-{
-    int outl;
-
-    for (uint64_t i = 0; i < n; i++)
-        if (!EVP_EncryptUpdate(s->ctx, out, &outl, in, (int)len))
-            return 0;
-    return 1;
-}
-
-/* AEAD: each message is a complete seal under its own IV (the first 4 bytes count messages, so
- * no IV repeats within a run), with opt.aad_len bytes of AAD and a 16-byte tag. */
-static int init_aead(struct side *s)
-{
-    return EVP_EncryptInit_ex2(s->ctx, s->cipher, key, NULL, NULL);
-}
-
-static int run_aead(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n)
+static int run_bulk(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n)
 {
     int outl;
 
     for (uint64_t i = 0; i < n; i++) {
-        uint32_t c = (uint32_t)s->iv[0] << 24 | s->iv[1] << 16 | s->iv[2] << 8 | s->iv[3];
+        if (s->aead && s->msg_bytes + len > BULK_MSG_MAX) {
+            next_iv(s);
+            if (!EVP_EncryptInit_ex2(s->ctx, NULL, NULL, s->iv, NULL))
+                return 0;
+            s->msg_bytes = 0;
+        }
+        if (!EVP_EncryptUpdate(s->ctx, out, &outl, in, (int)len))
+            return 0;
+        s->msg_bytes += len;
+    }
+    return 1;
+}
 
-        c++;
-        s->iv[0] = (uint8_t)(c >> 24), s->iv[1] = (uint8_t)(c >> 16);
-        s->iv[2] = (uint8_t)(c >> 8), s->iv[3] = (uint8_t)c;
+/* Seal: each message is a complete encryption under its own IV, with opt.aad_len bytes of AAD
+ * and a 16-byte tag; the key schedule is set up once. */
+static int init_seal(struct side *s)
+{
+    return EVP_EncryptInit_ex2(s->ctx, s->cipher, key, NULL, NULL);
+}
+
+static int run_seal(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n)
+{
+    int outl;
+
+    for (uint64_t i = 0; i < n; i++) {
+        next_iv(s);
         if (!EVP_EncryptInit_ex2(s->ctx, NULL, NULL, s->iv, NULL)
             || (opt.aad_len && !EVP_EncryptUpdate(s->ctx, NULL, &outl, aad, (int)opt.aad_len))
             || !EVP_EncryptUpdate(s->ctx, out, &outl, in, (int)len)
             || !EVP_EncryptFinal_ex(s->ctx, out + outl, &outl)
-            || EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_GET_TAG, 16, s->tag) <= 0)
+            || EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_GET_TAG, TAG_LEN, s->tag) <= 0)
             return 0;
     }
     return 1;
 }
 
-/* (Re)start a side from the fixed key and IV, with the operation its cipher calls for. */
-static void side_init(struct side *s)
+/* Open: decrypt and authenticate one message (in, s->tag under s->iv) again and again. */
+static int init_open(struct side *s)
 {
-    int ok;
+    return EVP_DecryptInit_ex2(s->ctx, s->cipher, key, NULL, NULL);
+}
 
-    memcpy(s->iv, iv0, sizeof(s->iv));
-    if (EVP_CIPHER_get_flags(s->cipher) & EVP_CIPH_FLAG_AEAD_CIPHER) {
-        s->run = run_aead;
-        ok = init_aead(s);
-    } else {
-        switch (EVP_CIPHER_get_mode(s->cipher)) {
+static int run_open(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n)
+{
+    int outl;
+
+    for (uint64_t i = 0; i < n; i++) {
+        if (!EVP_DecryptInit_ex2(s->ctx, NULL, NULL, s->iv, NULL)
+            || (opt.aad_len && !EVP_DecryptUpdate(s->ctx, NULL, &outl, aad, (int)opt.aad_len))
+            || !EVP_DecryptUpdate(s->ctx, out, &outl, in, (int)len)
+            || EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_SET_TAG, TAG_LEN, s->tag) <= 0
+            || EVP_DecryptFinal_ex(s->ctx, out + outl, &outl) <= 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* Whether cipher c has operation op. */
+static int has_op(const EVP_CIPHER *c, enum op op)
+{
+    int aead = (EVP_CIPHER_get_flags(c) & EVP_CIPH_FLAG_AEAD_CIPHER) != 0;
+
+    switch (op) {
+    case OP_BULK:
+        switch (EVP_CIPHER_get_mode(c)) {
         case EVP_CIPH_CTR_MODE:
         case EVP_CIPH_OFB_MODE:
         case EVP_CIPH_CFB_MODE:
         case EVP_CIPH_STREAM_CIPHER:
-            s->run = run_stream;
-            ok = init_stream(s);
-            break;
+            return !aead;
+        case EVP_CIPH_GCM_MODE:
+            return aead;
         default:
-            die("%s: only stream (CTR-like) and AEAD ciphers are supported",
-                EVP_CIPHER_get0_name(s->cipher));
+            return 0;
         }
+    case OP_SEAL:
+    case OP_OPEN:
+        return aead;
+    default:
+        return 0;
     }
-    if (!ok)
-        die("%s from %s: init failed", EVP_CIPHER_get0_name(s->cipher), s->prov);
+}
+
+/* (Re)start a side for op from the fixed key and IV. */
+static void side_init(struct side *s, enum op op)
+{
+    static int (*const init[NOPS])(struct side *) = {init_bulk, init_seal, init_open};
+    static int (*const run[NOPS])(struct side *, uint8_t *, const uint8_t *, size_t, uint64_t) = {
+        run_bulk, run_seal, run_open};
+
+    memcpy(s->iv, iv0, sizeof(s->iv));
+    s->aead = (EVP_CIPHER_get_flags(s->cipher) & EVP_CIPH_FLAG_AEAD_CIPHER) != 0;
+    s->run = run[op];
+    if (!init[op](s))
+        die("%s from %s: %s init failed", EVP_CIPHER_get0_name(s->cipher), s->prov, op_names[op]);
 }
 
 /* ---- Setup and checks -------------------------------------------------------------------- */
@@ -204,24 +274,83 @@ static void side_free(struct side *s)
     EVP_CIPHER_free(s->cipher);
 }
 
-/* Encrypt the same 1 MiB through both sides and insist on identical ciphertext and tag. */
-static void verify(struct side *a, struct side *b, uint8_t *outa, uint8_t *outb, const uint8_t *in)
+/* One message of len bytes sealed by side ref's cipher under iv0 (a context of its own): the
+ * ciphertext to ct, its tag to tag. */
+static void seal_once(struct side *ref, uint8_t *ct, const uint8_t *in, size_t len, uint8_t *tag)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int outl, outl2;
+
+    if (ctx == NULL || !EVP_EncryptInit_ex2(ctx, ref->cipher, key, iv0, NULL)
+        || (opt.aad_len && !EVP_EncryptUpdate(ctx, NULL, &outl, aad, (int)opt.aad_len))
+        || !EVP_EncryptUpdate(ctx, ct, &outl, in, (int)len)
+        || !EVP_EncryptFinal_ex(ctx, ct + outl, &outl2)
+        || (size_t)outl + (size_t)outl2 != len
+        || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, TAG_LEN, tag) <= 0)
+        die("%s from %s: sealing a message failed", EVP_CIPHER_get0_name(ref->cipher), ref->prov);
+    EVP_CIPHER_CTX_free(ctx);
+}
+
+/* Run op on the same 1 MiB through both sides and insist on identical output and tags. For open:
+ * each side opens the message the other sealed, and refuses it with one tag bit flipped. */
+static void verify(struct side *a, struct side *b, enum op op, uint8_t *outa, uint8_t *outb,
+                   uint8_t *ct, const uint8_t *in)
 {
     const char *name = EVP_CIPHER_get0_name(a->cipher);
+    uint8_t tag[TAG_LEN];
+    int outl;
 
     if (EVP_CIPHER_get_key_length(a->cipher) != EVP_CIPHER_get_key_length(b->cipher)
         || EVP_CIPHER_get_iv_length(a->cipher) != EVP_CIPHER_get_iv_length(b->cipher))
         die("%s: key or IV length differs between %s and %s", name, a->prov, b->prov);
     memset(outa, 0x11, VERIFY_LEN);
     memset(outb, 0x22, VERIFY_LEN);
-    side_init(a);
-    side_init(b);
-    if (!a->run(a, outa, in, VERIFY_LEN, 1) || !b->run(b, outb, in, VERIFY_LEN, 1))
-        die("%s: encryption failed", name);
-    if (memcmp(outa, outb, VERIFY_LEN) != 0)
-        die("%s: %s and %s disagree on 1 MiB of ciphertext", name, a->prov, b->prov);
-    if (a->run == run_aead && memcmp(a->tag, b->tag, sizeof(a->tag)) != 0)
-        die("%s: %s and %s disagree on the tag", name, a->prov, b->prov);
+    side_init(a, op);
+    side_init(b, op);
+    switch (op) {
+    case OP_BULK:
+        if (!a->run(a, outa, in, VERIFY_LEN, 1) || !b->run(b, outb, in, VERIFY_LEN, 1))
+            die("%s: bulk encryption failed", name);
+        if (memcmp(outa, outb, VERIFY_LEN) != 0)
+            die("%s: %s and %s disagree on 1 MiB of bulk ciphertext", name, a->prov, b->prov);
+        if (a->aead) {
+            if (!EVP_EncryptFinal_ex(a->ctx, outa, &outl) || !EVP_EncryptFinal_ex(b->ctx, outb, &outl)
+                || EVP_CIPHER_CTX_ctrl(a->ctx, EVP_CTRL_AEAD_GET_TAG, TAG_LEN, a->tag) <= 0
+                || EVP_CIPHER_CTX_ctrl(b->ctx, EVP_CTRL_AEAD_GET_TAG, TAG_LEN, b->tag) <= 0)
+                die("%s: bulk final failed", name);
+            if (memcmp(a->tag, b->tag, TAG_LEN) != 0)
+                die("%s: %s and %s disagree on the bulk tag", name, a->prov, b->prov);
+        }
+        break;
+    case OP_SEAL:
+        if (!a->run(a, outa, in, VERIFY_LEN, 1) || !b->run(b, outb, in, VERIFY_LEN, 1))
+            die("%s: sealing failed", name);
+        if (memcmp(outa, outb, VERIFY_LEN) != 0)
+            die("%s: %s and %s disagree on 1 MiB of ciphertext", name, a->prov, b->prov);
+        if (memcmp(a->tag, b->tag, TAG_LEN) != 0)
+            die("%s: %s and %s disagree on the tag", name, a->prov, b->prov);
+        break;
+    case OP_OPEN:
+        for (int k = 0; k < 2; k++) {
+            struct side *opener = k ? b : a, *sealer = k ? a : b;
+            uint8_t *out = k ? outb : outa;
+
+            seal_once(sealer, ct, in, VERIFY_LEN, tag);
+            memcpy(opener->tag, tag, TAG_LEN);
+            if (!opener->run(opener, out, ct, VERIFY_LEN, 1))
+                die("%s: %s does not open a message %s sealed", name, opener->prov, sealer->prov);
+            if (memcmp(out, in, VERIFY_LEN) != 0)
+                die("%s: %s opens a message %s sealed to the wrong plaintext", name, opener->prov,
+                    sealer->prov);
+            opener->tag[k % TAG_LEN] ^= 0x04;
+            if (opener->run(opener, out, ct, VERIFY_LEN, 1))
+                die("%s: %s accepts a message with a wrong tag", name, opener->prov);
+            ERR_clear_error();
+        }
+        break;
+    default:
+        die("unknown operation");
+    }
 }
 
 /* The provider parameter "aesfast-kernel", whether the provider hands it out as a pointer or
@@ -312,58 +441,124 @@ static int slices_per_round(void)
     return n < 1 ? 1 : n;
 }
 
-static void bench_cipher(const char *name, uint8_t *outa, uint8_t *outb, const uint8_t *in)
+/* The message sizes for cipher c: --sizes, or the defaults for its kind. */
+static const size_t *sizes_for(const EVP_CIPHER *c, int *n)
 {
-    struct side a, b; /* a: provider under test, b: reference */
+    if (opt.nsizes > 0) {
+        *n = opt.nsizes;
+        return opt.sizes;
+    }
+    if (EVP_CIPHER_get_flags(c) & EVP_CIPH_FLAG_AEAD_CIPHER) {
+        *n = (int)(sizeof(default_sizes_aead) / sizeof(*default_sizes_aead));
+        return default_sizes_aead;
+    }
+    *n = (int)(sizeof(default_sizes_stream) / sizeof(*default_sizes_stream));
+    return default_sizes_stream;
+}
+
+/* Whether op is to be run on cipher c: asked for (or nothing asked for) and c has it. */
+static int want_op(const EVP_CIPHER *c, enum op op)
+{
+    int asked = opt.nops == 0;
+
+    for (int i = 0; i < opt.nops; i++)
+        asked |= opt.ops[i] == (int)op;
+    return asked && has_op(c, op);
+}
+
+/* Measure op on every size, a against b; one output line per size. */
+static void bench_op(struct side *a, struct side *b, enum op op, uint8_t *outa, uint8_t *outb,
+                     uint8_t *ct, const uint8_t *in)
+{
+    const char *name = EVP_CIPHER_get0_name(a->cipher);
     double ga[MAX_ROUNDS], gb[MAX_ROUNDS], ratio[MAX_ROUNDS];
-    int nslices = slices_per_round();
+    int nslices = slices_per_round(), nsizes;
     double slice_ms = opt.ms / nslices;
+    const size_t *sizes = sizes_for(a->cipher, &nsizes);
 
-    side_fetch(&a, name, opt.provider);
-    side_fetch(&b, name, REFERENCE);
-    verify(&a, &b, outa, outb, in);
-    side_init(&a);
-    side_init(&b);
-
-    for (int si = 0; si < opt.nsizes; si++) {
-        size_t len = opt.sizes[si];
+    verify(a, b, op, outa, outb, ct, in);
+    for (int si = 0; si < nsizes; si++) {
+        size_t len = sizes[si];
         double warm = opt.ms / 4 < 10 ? 10 : opt.ms / 4;
+        const uint8_t *src = in;
 
-        calibrate(&a, outa, in, len, warm);
-        calibrate(&b, outb, in, len, warm);
+        side_init(a, op);
+        side_init(b, op);
+        if (op == OP_OPEN) { /* both open the message the reference sealed under iv0 */
+            seal_once(b, ct, in, len, a->tag);
+            memcpy(b->tag, a->tag, TAG_LEN);
+            src = ct;
+        }
+        calibrate(a, outa, src, len, warm);
+        calibrate(b, outb, src, len, warm);
         for (int r = 0; r < opt.rounds; r++) {
             ga[r] = gb[r] = 0;
             for (int k = 0; k < nslices; k++) {
                 double x, y;
 
                 if ((r * nslices + k) % 2 == 0) {
-                    x = measure(&a, outa, in, len, slice_ms);
-                    y = measure(&b, outb, in, len, slice_ms);
+                    x = measure(a, outa, src, len, slice_ms);
+                    y = measure(b, outb, src, len, slice_ms);
                 } else {
-                    y = measure(&b, outb, in, len, slice_ms);
-                    x = measure(&a, outa, in, len, slice_ms);
+                    y = measure(b, outb, src, len, slice_ms);
+                    x = measure(a, outa, src, len, slice_ms);
                 }
                 ga[r] = x > ga[r] ? x : ga[r];
                 gb[r] = y > gb[r] ? y : gb[r];
             }
             ratio[r] = ga[r] / gb[r];
             if (opt.verbose)
-                fprintf(stderr, "  %s %zu round %d: %.3f %.3f GB/s ratio %.3f\n", name, len, r,
-                        ga[r], gb[r], ratio[r]);
+                fprintf(stderr, "  %s %s %zu round %d: %.3f %.3f GB/s ratio %.3f\n", name,
+                        op_names[op], len, r, ga[r], gb[r], ratio[r]);
         }
 
         double ma = median(ga, opt.rounds), mb = median(gb, opt.rounds);
         double mr = median(ratio, opt.rounds); /* sorted now: ratio[0] min, last max */
 
         if (opt.csv)
-            printf("%s,%zu,%.4f,%.4f,%.4f\n", name, len, ma, mb, mr);
+            printf("%s,%s,%zu,%.4f,%.4f,%.4f\n", name, op_names[op], len, ma, mb, mr);
         else
-            printf("%-16s %8zu %12.3f %12.3f %8.3f   %.3f..%.3f\n", name, len, ma, mb, mr,
-                   ratio[0], ratio[opt.rounds - 1]);
+            printf("%-16s %-5s %8zu %12.3f %12.3f %8.3f   %.3f..%.3f\n", name, op_names[op], len,
+                   ma, mb, mr, ratio[0], ratio[opt.rounds - 1]);
         fflush(stdout);
     }
+}
+
+static void bench_cipher(const char *name, uint8_t *outa, uint8_t *outb, uint8_t *ct,
+                         const uint8_t *in)
+{
+    struct side a, b; /* a: provider under test, b: reference */
+    int any = 0;
+
+    side_fetch(&a, name, opt.provider);
+    side_fetch(&b, name, REFERENCE);
+    for (int op = 0; op < NOPS; op++) {
+        if (!want_op(a.cipher, (enum op)op))
+            continue;
+        bench_op(&a, &b, (enum op)op, outa, outb, ct, in);
+        any = 1;
+    }
+    if (!any)
+        fprintf(stderr, "bench: %s has none of the operations asked for\n", name);
     side_free(&a);
     side_free(&b);
+}
+
+/* How many (operation, size) lines cipher name gives, for the time estimate. */
+static int lines_for(const char *name)
+{
+    EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, name, "provider=" REFERENCE);
+    int n = 0, nsizes;
+
+    if (c == NULL) {
+        ERR_clear_error();
+        return 0;
+    }
+    sizes_for(c, &nsizes);
+    for (int op = 0; op < NOPS; op++)
+        n += want_op(c, (enum op)op) ? nsizes : 0;
+    EVP_CIPHER_free(c);
+    return n;
 }
 
 /* ---- Command line ------------------------------------------------------------------------ */
@@ -388,16 +583,21 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: bench [options]\n"
-            "  --cipher NAME         cipher to measure, repeatable (default: AES-128/192/256-CTR)\n"
+            "  --cipher NAME         cipher to measure, repeatable (default: AES-128/192/256-CTR,\n"
+            "                        AES-128-GCM, AES-256-GCM)\n"
+            "  --op OP[,OP...]       operations: bulk (one init, one update per message, as\n"
+            "                        `openssl speed -evp`), seal, open (AEAD: IV-only re-init,\n"
+            "                        AAD, one update, final, tag); default: all a cipher has\n"
             "  --provider NAME       provider under test (default aesfast); reference: default\n"
             "  --rounds N            alternating rounds per size (default 11)\n"
             "  --time-per-round MS   milliseconds per side per round (default 60)\n"
             "  --slice MS            a round alternates the sides in slices of about MS ms and\n"
             "                        keeps each side's best slice (default 3)\n"
-            "  --sizes a,b,c         message sizes in bytes, k/m suffixes allowed\n"
-            "                        (default 16,64,256,1024,8192,16384,1m)\n"
-            "  --aad N               AAD bytes per message for AEAD ciphers (default 16)\n"
-            "  --csv                 CSV on stdout (cipher,size,aesfast_gbps,default_gbps,ratio);\n"
+            "  --sizes a,b,c         message sizes in bytes, k/m suffixes allowed (default\n"
+            "                        16,64,256,1024,8192,16384,1m; AEAD 1420 instead of 1024)\n"
+            "  --aad N               AAD bytes per sealed/opened message (default 13)\n"
+            "  --csv                 CSV on stdout (cipher,op,size,aesfast_gbps,default_gbps,\n"
+            "                        ratio);\n"
             "                        the header goes to stderr\n"
             "  --verbose             print every round to stderr\n");
 }
@@ -411,6 +611,7 @@ static void parse_args(int argc, char **argv)
         {"time-per-round", required_argument, NULL, 't'},
         {"slice", required_argument, NULL, 'S'},
         {"sizes", required_argument, NULL, 's'},
+        {"op", required_argument, NULL, 'o'},
         {"aad", required_argument, NULL, 'a'},
         {"csv", no_argument, NULL, 'C'},
         {"verbose", no_argument, NULL, 'v'},
@@ -457,6 +658,23 @@ static void parse_args(int argc, char **argv)
             if (opt.nsizes == 0)
                 die("--sizes is empty");
             break;
+        case 'o':
+            opt.nops = 0;
+            list = strdup(optarg);
+            for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                int k = 0;
+
+                while (k < NOPS && strcmp(tok, op_names[k]) != 0)
+                    k++;
+                if (k == NOPS)
+                    die("unknown operation \"%s\" (bulk, seal, open)", tok);
+                if (opt.nops < NOPS)
+                    opt.ops[opt.nops++] = k;
+            }
+            free(list);
+            if (opt.nops == 0)
+                die("--op is empty");
+            break;
         case 'a':
             opt.aad_len = strtoul(optarg, &end, 10);
             if (*end || *optarg == '\0' || *optarg == '-' || opt.aad_len > sizeof(aad))
@@ -483,16 +701,14 @@ static void parse_args(int argc, char **argv)
     if (opt.nciphers == 0)
         for (size_t i = 0; i < sizeof(default_ciphers) / sizeof(*default_ciphers); i++)
             opt.ciphers[opt.nciphers++] = default_ciphers[i];
-    if (opt.nsizes == 0)
-        for (size_t i = 0; i < sizeof(default_sizes) / sizeof(*default_sizes); i++)
-            opt.sizes[opt.nsizes++] = default_sizes[i];
 }
 
 int main(int argc, char **argv)
 {
     OSSL_PROVIDER *ptest, *pref;
     size_t buflen = VERIFY_LEN;
-    uint8_t *in, *outa, *outb;
+    uint8_t *in, *outa, *outb, *ct;
+    int nlines = 0;
     FILE *hdr;
     double est;
 
@@ -516,10 +732,12 @@ int main(int argc, char **argv)
     for (int i = 0; i < opt.nsizes; i++)
         if (opt.sizes[i] > buflen)
             buflen = opt.sizes[i];
+    buflen = (buflen + 63) & ~(size_t)63; /* aligned_alloc wants a multiple of the alignment */
     in = aligned_alloc(64, buflen);
     outa = aligned_alloc(64, buflen);
     outb = aligned_alloc(64, buflen);
-    if (in == NULL || outa == NULL || outb == NULL)
+    ct = aligned_alloc(64, buflen);
+    if (in == NULL || outa == NULL || outb == NULL || ct == NULL)
         die("out of memory");
     for (size_t i = 0; i < buflen; i++)
         in[i] = (uint8_t)(i * 131 + (i >> 8));
@@ -534,8 +752,9 @@ int main(int argc, char **argv)
     memset(iv0 + 12, 0xff, 4);
     iv0[15] = 0xf0;
 
-    est = opt.nciphers * opt.nsizes
-          * (opt.rounds * 2 * opt.ms + 2 * (opt.ms / 4 < 10 ? 10 : opt.ms / 4)) / 1000;
+    for (int i = 0; i < opt.nciphers; i++)
+        nlines += lines_for(opt.ciphers[i]);
+    est = nlines * (opt.rounds * 2 * opt.ms + 2 * (opt.ms / 4 < 10 ? 10 : opt.ms / 4)) / 1000;
     hdr = opt.csv ? stderr : stdout;
     fprintf(hdr, "libcrypto:  %s\n", OpenSSL_version(OPENSSL_VERSION));
     fprintf(hdr, "cpu:        %s\n", cpu_model());
@@ -546,23 +765,24 @@ int main(int argc, char **argv)
             "best slice per round, median over rounds; ~%.0f s\n",
             opt.rounds, opt.ms, opt.ms / slices_per_round(), est);
     if (opt.csv)
-        printf("cipher,size,aesfast_gbps,default_gbps,ratio\n");
+        printf("cipher,op,size,aesfast_gbps,default_gbps,ratio\n");
     else {
         char ca[64], cb[64];
 
         snprintf(ca, sizeof(ca), "%s GB/s", opt.provider);
         snprintf(cb, sizeof(cb), "%s GB/s", REFERENCE);
-        printf("%-16s %8s %12s %12s %8s   %s\n", "cipher", "bytes", ca, cb, "ratio",
+        printf("%-16s %-5s %8s %12s %12s %8s   %s\n", "cipher", "op", "bytes", ca, cb, "ratio",
                "ratio min..max");
     }
     fflush(stdout);
 
     for (int i = 0; i < opt.nciphers; i++)
-        bench_cipher(opt.ciphers[i], outa, outb, in);
+        bench_cipher(opt.ciphers[i], outa, outb, ct, in);
 
     free(in);
     free(outa);
     free(outb);
+    free(ct);
     OSSL_PROVIDER_unload(ptest);
     OSSL_PROVIDER_unload(pref);
     return 0;

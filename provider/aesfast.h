@@ -48,6 +48,7 @@ enum {
     AESFAST_R_INVALID_TLS_AAD,
     AESFAST_R_TLS_RECORD,
     AESFAST_R_RANDOM_FAILED,
+    AESFAST_R_NULL_BUFFER,
 };
 
 /* Stores the core's error functions; called once from OSSL_provider_init. */

@@ -334,8 +334,10 @@ static const OSSL_PARAM *ctr_gettable_ctx_params(void *cctx, void *provctx)
  * Settable, as in the default provider's CTR: "padding" (EVP_CIPHER_CTX_set_padding sends it to
  * every cipher; stored as 0/1, never used), "num" (only 0: with a block size of 1 nothing else is
  * a valid position), and "use-bits", "tls-version", "tls-mac-size" (accepted, meaningless for
- * CTR). "keylen" and "ivlen" are accepted only at their one valid value. Anything else is
- * refused by name, so a misspelt or misdirected parameter is not silently dropped.
+ * CTR). "keylen" and "ivlen" are accepted only at their one valid value. A known key with a
+ * wrong type or value is an error. Any other key is ignored, as OSSL_PARAM(3) asks of a setter
+ * ("keys that a setter doesn't recognise should simply be ignored") and as the default provider
+ * does; under AESFAST_DEBUG it is logged, so a misspelt parameter can still be found.
  */
 static int ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
@@ -383,9 +385,7 @@ static int ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[])
             if (!OSSL_PARAM_get_size_t(p, &sz))
                 goto bad_value;
         } else {
-            AESFAST_RAISE(c->prov, AESFAST_R_UNSUPPORTED_PARAMETER,
-                          "AES-CTR has no settable parameter \"%s\"", p->key);
-            return 0;
+            aesfast_debug("AES-CTR: ignoring unknown parameter \"%s\"", p->key);
         }
         continue;
     bad_value:

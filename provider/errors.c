@@ -68,6 +68,7 @@ static const OSSL_ITEM reason_strings[] = {
     {AESFAST_R_INVALID_TLS_AAD, "invalid tls aad"},
     {AESFAST_R_TLS_RECORD, "invalid tls record"},
     {AESFAST_R_RANDOM_FAILED, "random number generation failed"},
+    {AESFAST_R_NULL_BUFFER, "null buffer"},
     {0, NULL},
 };
 

@@ -7,7 +7,7 @@
  * return codes, the bytes out, and the parameters (keylen, ivlen, iv, updated-iv, num) afterwards.
  * Where R refuses an input, T must refuse it too and leave an error on the queue.  Where R accepts
  * an odd input, T must accept it too (then its output must equal R's), unless the input is on the
- * short allow-list of deliberate refusals (see enum deliberate), where T must refuse with its
+ * short allow-list of deliberate refusals (the D_* strings), where T must refuse with its
  * reason string.
  *
  *   OPENSSL_CONF=aesfast.cnf ./ctr_api [--provider NAME]      (NAME defaults to aesfast)
@@ -18,13 +18,10 @@
  *
  * SPDX-License-Identifier: Apache-2.0
  */
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <ctype.h>
 #include <string.h>
-#include <strings.h>
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -33,143 +30,28 @@
 #include <openssl/params.h>
 #include <openssl/provider.h>
 
+#include "apitest.h"
 #include "rng.h"
-
-static const char *tname = "aesfast";   /* provider under test */
-static char tprop[64];                   /* "provider=<tname>" */
-static int npass, nfail;
-static const char *scope = "";           /* current scenario, for messages */
 
 static const int kbits[3] = { 128, 192, 256 };
 static EVP_CIPHER *T[3], *R[3];          /* fetched ciphers: under test, reference */
 
-/* ---- reporting --------------------------------------------------------------------------- */
-
-/* Prints the error T left on the queue (the caller ran T last). */
-static void print_err(const char *what)
-{
-    unsigned long e = ERR_peek_error();
-    char buf[256];
-
-    if (e != 0) {
-        ERR_error_string_n(e, buf, sizeof(buf));
-        printf("ok   [%s] %s: refused by both; %s says %s\n", scope, what, tname, buf);
-    }
-}
-
-#define CHECK(cond, ...) check_((cond) != 0, __LINE__, __VA_ARGS__)
-static int check_(int ok, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int check_(int ok, int line, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (ok) {
-        npass++;
-        return 1;
-    }
-    nfail++;
-    printf("FAIL [%s] line %d: ", scope, line);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    return 0;
-}
-
-static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void note(const char *fmt, ...)
-{
-    va_list ap;
-
-    printf("NOTE [%s]: ", scope);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
-
 /*
  * The allow-list: inputs that default accepts and aesfast refuses on purpose.  Anything else
  * aesfast refuses while default accepts it is a failure, so a new over-refusal cannot slip in.
- * A scenario names the one deliberate refusal it may meet by setting `deliberate` around the call
- * (outcome() resets it); the refusal must then carry aesfast's reason string.
+ * A scenario names the one deliberate refusal it may meet by setting `deliberate` to its reason
+ * string around the call (outcome() resets it); the refusal must then carry that reason.
  */
-enum deliberate {
-    D_NONE,
-    /* A key length other than the cipher's own, via "keylen" or EVP_CIPHER_CTX_set_key_length:
-     * default accepts and ignores it (and libcrypto 3.5 then caches a length the context does
-     * not have); aesfast says the length is wrong. */
-    D_WRONG_KEYLEN,
-    /* An IV length other than 16, via "ivlen" or EVP_CTRL_AEAD_SET_IVLEN: same reasoning. */
-    D_WRONG_IVLEN,
-    /* An update with a key but no IV ever set: default silently runs from an all-zero counter,
-     * which reuses keystream across every such message; aesfast refuses. */
-    D_NO_IV,
-};
-static const char *const deliberate_reason[] = {
-    [D_NONE] = NULL,
-    [D_WRONG_KEYLEN] = "invalid key length",
-    [D_WRONG_IVLEN] = "invalid iv length",
-    [D_NO_IV] = "no iv set",
-};
-static enum deliberate deliberate = D_NONE;
-
-/* 1 if the error queue (left by T, which ran last) holds an error whose reason text or data
- * contains want.  Empties the queue. */
-static int queue_says(const char *want)
-{
-    const char *data;
-    unsigned long e;
-    int flags, found = 0;
-    char text[256];
-
-    while ((e = ERR_get_error_all(NULL, NULL, NULL, &data, &flags)) != 0) {
-        ERR_error_string_n(e, text, sizeof(text));
-        if (strstr(text, want) != NULL || ((flags & ERR_TXT_STRING) && strstr(data, want) != NULL))
-            found = 1;
-    }
-    return found;
-}
-
-/*
- * One outcome pair.  rr/tr are the return codes (1 = success) of R and T; rerr/terr tell whether
- * each left an error on the queue.  Returns 1 when both succeeded (so the caller compares output).
- */
-static int outcome(const char *what, int rr, int rerr, int tr, int terr)
-{
-    enum deliberate d = deliberate;
-
-    deliberate = D_NONE;
-    rr = rr > 0, tr = tr > 0;
-    if (rr && tr)
-        return CHECK(1, "%s", what);
-    if (!rr && !tr) {
-        if (CHECK(!rerr || terr, "%s: both refuse, but %s left no error on the queue", what, tname))
-            print_err(what);
-        return 0;
-    }
-    if (!rr && tr) {
-        CHECK(0, "%s: default refuses it, %s accepts it", what, tname);
-        return 0;
-    }
-    /* R accepted, T refused: only a deliberate refusal, with its reason, passes. */
-    if (d == D_NONE) {
-        CHECK(0, "%s: %s refuses it, default accepts it (not on the allow-list of deliberate "
-              "refusals)", what, tname);
-        ERR_print_errors_fp(stdout);
-        return 0;
-    }
-    if (CHECK(terr && queue_says(deliberate_reason[d]), "%s: %s refuses (default accepts), "
-              "but without \"%s\" on the error queue", what, tname, deliberate_reason[d]))
-        printf("ok   [%s] %s: deliberately refused by %s (%s)\n", scope, what, tname,
-               deliberate_reason[d]);
-    return 0;
-}
-
-/* Runs expression E with a clean error queue; stores its result in RES and ERRFLAG. */
-#define RUN(res, errflag, e) do { ERR_clear_error(); (res) = (e); \
-    (errflag) = ERR_peek_error() != 0; } while (0)
+#define D_NONE NULL
+/* A key length other than the cipher's own, via "keylen" or EVP_CIPHER_CTX_set_key_length:
+ * default accepts and ignores it (and libcrypto 3.5 then caches a length the context does
+ * not have); aesfast says the length is wrong. */
+#define D_WRONG_KEYLEN "invalid key length"
+/* An IV length other than 16, via "ivlen" or EVP_CTRL_AEAD_SET_IVLEN: same reasoning. */
+#define D_WRONG_IVLEN "invalid iv length"
+/* An update with a key but no IV ever set: default silently runs from an all-zero counter,
+ * which reuses keystream across every such message; aesfast refuses. */
+#define D_NO_IV "no iv set"
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
@@ -178,21 +60,6 @@ static tu_rng rng; /* seeded in main(): the same data on every run */
 static void fill(unsigned char *p, size_t n)
 {
     tu_rng_fill(&rng, p, n);
-}
-
-static const char *hex(const unsigned char *p, size_t n)
-{
-    static char buf[4][100];
-    static int k;
-    char *b = buf[k++ & 3];
-    size_t i;
-
-    if (n > 48)
-        n = 48;
-    for (i = 0; i < n; i++)
-        sprintf(b + 2 * i, "%02x", p[i]);
-    b[2 * n] = 0;
-    return b;
 }
 
 /* Context parameters that should track each other between R and T after every step. */
@@ -322,89 +189,13 @@ static int init2(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t, int ki,
 
 /* ---- scenarios --------------------------------------------------------------------------- */
 
-struct names { char n[16][64]; int k; };
-static void add_name(const char *name, void *arg)
-{
-    struct names *s = arg;
-
-    if (s->k < 16)
-        snprintf(s->n[s->k++], sizeof(s->n[0]), "%s", name);
-}
-static int has_name(const struct names *s, const char *n)
-{
-    int i;
-
-    for (i = 0; i < s->k; i++)
-        if (strcasecmp(s->n[i], n) == 0)
-            return 1;
-    return 0;
-}
-
-static void upper_lower(char *dst, const char *src, int mixed)
-{
-    int i;
-
-    for (i = 0; src[i]; i++)
-        dst[i] = (char)(mixed && (i & 1) == 0 ? toupper((unsigned char)src[i])
-                                              : tolower((unsigned char)src[i]));
-    dst[i] = 0;
-}
-
 static void t_names(int ki)
 {
-    struct names rn = { .k = 0 }, tn = { .k = 0 };
-    char canon[32], v[64];
-    int i, m;
+    char canon[32];
 
     scope = "names";
     snprintf(canon, sizeof(canon), "AES-%d-CTR", kbits[ki]);
-    EVP_CIPHER_names_do_all(R[ki], add_name, &rn);
-    EVP_CIPHER_names_do_all(T[ki], add_name, &tn);
-    for (i = 0; i < rn.k; i++)
-        CHECK(has_name(&tn, rn.n[i]), "%s lacks the name \"%s\" that default has", tname, rn.n[i]);
-    for (i = 0; i < tn.k; i++)
-        if (!has_name(&rn, tn.n[i]))
-            note("%s has a name default lacks: %s", tname, tn.n[i]);
-    CHECK(EVP_CIPHER_is_a(T[ki], canon), "EVP_CIPHER_is_a(%s)", canon);
-    CHECK(strcasecmp(EVP_CIPHER_get0_name(T[ki]), canon) == 0, "get0_name %s",
-          EVP_CIPHER_get0_name(T[ki]));
-    CHECK(EVP_CIPHER_get_nid(T[ki]) == EVP_CIPHER_get_nid(R[ki]) && EVP_CIPHER_get_nid(T[ki]) != 0,
-          "nid %d, default %d", EVP_CIPHER_get_nid(T[ki]), EVP_CIPHER_get_nid(R[ki]));
-    /* Every default name, also in lower and mixed case, fetches from T. */
-    for (i = 0; i < rn.k; i++)
-        for (m = 0; m < 3; m++) {
-            EVP_CIPHER *c;
-
-            if (m == 0)
-                snprintf(v, sizeof(v), "%s", rn.n[i]);
-            else
-                upper_lower(v, rn.n[i], m == 2);
-            c = EVP_CIPHER_fetch(NULL, v, tprop);
-            CHECK(c != NULL && strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(c)), tname) == 0,
-                  "fetch \"%s\" with %s", v, tprop);
-            EVP_CIPHER_free(c);
-            ERR_clear_error();
-        }
-}
-
-static int has_param(const OSSL_PARAM *list, const char *key)
-{
-    return list != NULL && OSSL_PARAM_locate_const(list, key) != NULL;
-}
-
-static void compare_lists(const char *which, const OSSL_PARAM *r, const OSSL_PARAM *t,
-                          const char *const *required)
-{
-    const OSSL_PARAM *p;
-
-    for (; *required != NULL; required++)
-        CHECK(has_param(t, *required), "%s lacks %s \"%s\"", tname, which, *required);
-    for (p = r; p != NULL && p->key != NULL; p++)
-        if (!has_param(t, p->key))
-            note("%s: default has \"%s\", %s has not", which, p->key, tname);
-    for (p = t; p != NULL && p->key != NULL; p++)
-        if (!has_param(r, p->key))
-            note("%s: %s has \"%s\", default has not", which, tname, p->key);
+    compare_names(R[ki], T[ki], canon);
 }
 
 static void t_cipher_params(int ki)
@@ -952,6 +743,72 @@ static void t_ignored_params(int ki)
         }
 }
 
+/*
+ * Keys a setter does not recognise are ignored (OSSL_PARAM(3): "keys that a setter doesn't
+ * recognise should simply be ignored"), by default and by aesfast alike: each list below is set
+ * mid-block, both must accept it, and the stream must go on with identical bytes and state. A
+ * known key in the same list still takes effect; a known key with a value of the wrong type is
+ * still an error for both.
+ */
+static void t_unknown_params(int ki)
+{
+    unsigned char key[32], iv[16], msg[100], oct[7] = { 1, 2, 3, 4, 5, 6, 7 };
+    unsigned int one = 1, zero = 0;
+    size_t big = 99;
+    char str[] = "value";
+    OSSL_PARAM uint_only[] = { OSSL_PARAM_uint("no-such-param", &one), OSSL_PARAM_END };
+    OSSL_PARAM mixed[] = {
+        OSSL_PARAM_utf8_string("no-such-string", str, sizeof(str) - 1),
+        OSSL_PARAM_octet_string("no-such-octets", oct, sizeof(oct)),
+        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &zero),    /* known: must still apply */
+        OSSL_PARAM_size_t("tag", &big),                       /* a GCM key, not CTR's */
+        OSSL_PARAM_END,
+    };
+    OSSL_PARAM wrong_type[] = {                               /* known key, wrong type */
+        OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_PADDING, str, sizeof(str) - 1),
+        OSSL_PARAM_uint("no-such-param", &one),
+        OSSL_PARAM_END,
+    };
+    static const struct { const char *what; int must_accept; } cases[] = {
+        { "set one unknown uint", 1 },
+        { "set unknown string, octets, size_t and a known padding = 0", 1 },
+        { "set padding as a UTF-8 string, with an unknown key", 0 },
+    };
+    OSSL_PARAM *lists[] = { uint_only, mixed, wrong_type };
+    size_t i;
+    int enc;
+
+    scope = "unknown-params";
+    fill(key, sizeof(key));
+    fill(iv, sizeof(iv));
+    fill(msg, sizeof(msg));
+    for (enc = 0; enc <= 1; enc++)
+        for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+            EVP_CIPHER_CTX *r = EVP_CIPHER_CTX_new(), *t = EVP_CIPHER_CTX_new();
+            int rr, tr, re, te;
+            char what[96];
+
+            snprintf(what, sizeof(what), "%s (%s)", cases[i].what, enc ? "encrypt" : "decrypt");
+            if (init2("init", r, t, ki, enc, key, iv, 1)) {
+                step("5 bytes", r, t, msg, 5);
+                RUN(rr, re, EVP_CIPHER_CTX_set_params(r, lists[i]));
+                RUN(tr, te, EVP_CIPHER_CTX_set_params(t, lists[i]));
+                outcome(what, rr, re, tr, te);
+                /* Spelled out, so the expectation does not hang on default alone. */
+                if (cases[i].must_accept)
+                    CHECK(tr == 1 && rr == 1, "%s: %s %d, default %d; both must accept", what,
+                          tname, tr, rr);
+                else
+                    CHECK(tr != 1 && te, "%s: %s must refuse it with an error", what, tname);
+                ERR_clear_error();
+                compare_state(what, r, t);
+                step("the rest", r, t, msg + 5, sizeof(msg) - 5);
+            }
+            EVP_CIPHER_CTX_free(r);
+            EVP_CIPHER_CTX_free(t);
+        }
+}
+
 /* Counter edges (32-, 64-, 128-bit carries) and many lengths, one call and chunked. */
 static void t_counter(int ki)
 {
@@ -1008,12 +865,7 @@ static void t_refusals(int ki)
 {
     unsigned char key[32], iv[16], buf[200];
     EVP_CIPHER_CTX *t = EVP_CIPHER_CTX_new();
-    unsigned int one = 1;
     int l = -1;
-    OSSL_PARAM unknown[] = {
-        OSSL_PARAM_uint("no-such-param", &one),
-        OSSL_PARAM_END,
-    };
 
     scope = "refusals";
     if (strcmp(tname, "aesfast") != 0)
@@ -1023,10 +875,6 @@ static void t_refusals(int ki)
     fill(buf, sizeof(buf));
 
     ERR_clear_error();
-    CHECK(EVP_EncryptInit_ex2(t, T[ki], key, iv, NULL), "init");
-    CHECK(!EVP_CIPHER_CTX_set_params(t, unknown) && queue_says("no-such-param"),
-          "an unknown settable parameter is refused, by name");
-
     /* out one byte past in: every output byte would overwrite input not yet read. */
     CHECK(EVP_EncryptInit_ex2(t, T[ki], key, iv, NULL), "init");
     CHECK(!EVP_EncryptUpdate(t, buf + 1, &l, buf, 64) && queue_says("partially overlap"),
@@ -1058,57 +906,11 @@ done:
 int main(int argc, char **argv)
 {
     OSSL_PROVIDER *pdef, *ptest;
-    int i, ki;
+    int ki;
 
     tu_rng_seed(&rng, 0x243f6a8885a308d3u, 0);
-    for (i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--provider") == 0 && i + 1 < argc)
-            tname = argv[++i];
-        else {
-            fprintf(stderr, "usage: %s [--provider NAME]   (OPENSSL_CONF names the cnf)\n", argv[0]);
-            return 2;
-        }
-    }
-    snprintf(tprop, sizeof(tprop), "provider=%s", tname);
-    printf("ctr_api: %s, %s vs default\n", OpenSSL_version(OPENSSL_VERSION), tname);
-
-    /*
-     * Never load the provider under test by name: that searches OPENSSL_MODULES and the modules
-     * directory and could find an installed aesfast.so. It must be active once the cnf named by
-     * OPENSSL_CONF is loaded (as in test/testutil.c); "default" is built into libcrypto.
-     */
-    if (strcmp(tname, "default") != 0) {
-        const char *conf = getenv("OPENSSL_CONF");
-
-        if (conf == NULL || *conf == '\0' || !OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, NULL)
-            || !OSSL_PROVIDER_available(NULL, tname)) {
-            printf("provider %s is not active after loading OPENSSL_CONF=%s (unset, or the cnf "
-                   "does not activate it, or its module failed to load); not loading it by name, "
-                   "which could find an installed copy\n", tname, conf ? conf : "(unset)");
-            ERR_print_errors_fp(stdout);
-            printf("ctr_api: 0 passed, 1 failed\n");
-            return 1;
-        }
-    }
-    pdef = OSSL_PROVIDER_load(NULL, "default");
-    ptest = OSSL_PROVIDER_load(NULL, tname);
-    if (pdef == NULL || ptest == NULL) {
-        /* test/with-tier.sh skips a tier this CPU lacks before we get here: failing to load is
-         * always a failure. */
-        printf("cannot load provider %s (is OPENSSL_CONF set to a cnf activating it?)\n",
-               pdef == NULL ? "default" : tname);
-        ERR_print_errors_fp(stdout);
-        printf("ctr_api: 0 passed, 1 failed\n");
+    if (api_start("ctr_api", argc, argv, &pdef, &ptest) != 0)
         return 1;
-    }
-    {
-        char *kern = NULL;
-        OSSL_PARAM p[2] = { OSSL_PARAM_utf8_ptr("aesfast-kernel", &kern, 0), OSSL_PARAM_END };
-
-        if (OSSL_PROVIDER_get_params(ptest, p) && OSSL_PARAM_modified(&p[0]) && kern != NULL)
-            printf("ctr_api: %s kernel %s\n", tname, kern);
-        ERR_clear_error();
-    }
 
     for (ki = 0; ki < 3; ki++) {
         char nm[32];
@@ -1142,6 +944,7 @@ int main(int argc, char **argv)
         t_set_num(ki);
         t_padding(ki);
         t_ignored_params(ki);
+        t_unknown_params(ki);
         t_counter(ki);
         t_refusals(ki);
         printf("ctr_api: AES-%d-CTR: %s\n", kbits[ki], nfail == f0 ? "ok" : "FAILURES");
@@ -1151,8 +954,5 @@ out:
         EVP_CIPHER_free(T[ki]);
         EVP_CIPHER_free(R[ki]);
     }
-    OSSL_PROVIDER_unload(ptest);
-    OSSL_PROVIDER_unload(pdef);
-    printf("ctr_api: %d passed, %d failed\n", npass, nfail);
-    return nfail != 0;
+    return api_finish("ctr_api", pdef, ptest);
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what aesfast needs to build, test and benchmark on Debian 12 (run as root).
-#   test/install-deps.sh            native build: compiler, Meson, Ninja, libcrypto headers
+#   test/install-deps.sh            native build: compiler, Meson, Ninja, libcrypto headers, and
+#                                   nginx and curl for the TLS test (test/tls_test.sh)
 #   test/install-deps.sh --arm64    also the aarch64 cross compiler, qemu-user and arm64 libcrypto
 #   test/install-deps.sh --src      also a deb-src entry, so `apt-get source openssl` works
 # Each step checks first and does nothing when the thing is already there.
@@ -35,8 +36,16 @@ install() {
   $SUDO apt-get install -y -qq --no-install-recommends $m >/dev/null
 }
 
+had_nginx=$(missing nginx)
 install gcc libc6-dev make meson ninja-build pkg-config libssl-dev openssl perl ca-certificates valgrind \
-        python3 xz-utils dpkg-dev
+        nginx curl python3 xz-utils dpkg-dev
+# The TLS test starts its own nginx on a free loopback port; the service that Debian's package
+# starts on port 80 where an init system runs is not wanted: stop it again, if this script just
+# installed it.
+if [ -n "$had_nginx" ] && command -v systemctl >/dev/null 2>&1 \
+   && systemctl is-active --quiet nginx 2>/dev/null; then
+  $SUDO systemctl disable --now nginx >/dev/null 2>&1 || true
+fi
 
 if [ $want_arm64 -eq 1 ]; then
   if ! dpkg --print-foreign-architectures | grep -qx arm64; then

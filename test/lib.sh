@@ -1,14 +1,21 @@
 # Shell helpers shared by the test scripts (sourced, POSIX sh).
 
-# write_cnf FILE PROVIDER MODULE_PATH
+# write_cnf FILE PROVIDER MODULE_PATH [DEFAULT_PROPERTIES]
 # An openssl.cnf that activates the default provider and PROVIDER (loaded from MODULE_PATH), with
 # config_diagnostics on. PROVIDER "default" gives a cnf with default alone (the scripts' self-check).
+# DEFAULT_PROPERTIES, if given, becomes the library's default property query (an alg_section),
+# e.g. "?provider=aesfast" so that applications that ask for nothing in particular get aesfast.
 write_cnf() {
   {
     echo "config_diagnostics = 1"
     echo "openssl_conf = openssl_init"
     echo "[openssl_init]"
     echo "providers = provider_sect"
+    if [ -n "${4:-}" ]; then
+      echo "alg_section = evp_properties"
+      echo "[evp_properties]"
+      echo "default_properties = $4"
+    fi
     echo "[provider_sect]"
     echo "default = default_sect"
     [ "$2" = default ] || echo "$2 = ${2}_sect"

@@ -20,6 +20,16 @@
  * own key buffers live on the stack, and the patterns in static storage, so neither is ever a
  * freed heap block.
  *
+ * AES-GCM adds the secrets derived from the key: the hash key H = E(K, 0^128), the table of H's
+ * powers that the provider's tier builds from it (the test calls that tier's hash_init itself,
+ * through the kernel table, so the table's layout does not matter: every 16-byte window of it
+ * that differs between the two keys is a pattern), the GHASH state after 16 bytes of AAD (the
+ * ABI's acc, from the tier's hash), and E(K, J0), the tag mask. For each key size, twice: a
+ * context with key 1 takes 16 bytes of AAD and is copied, and the copy is freed at once (it
+ * holds key, H, the powers and the GHASH state); the original takes 37 bytes of data and is
+ * copied again; one of the two is re-keyed in place with key 2 and a new IV, takes AAD and data;
+ * the other finishes its message; both are freed.
+ *
  * The hooks are checked too: a planted pattern in an OPENSSL_malloc'd block is found on free and
  * on a moving realloc, and freeing each provider context must pass a block at least as large as
  * an aesfast_key through the hooks (otherwise the scan proved nothing).
@@ -39,6 +49,7 @@
 
 #include "aesfast_kernel.h"
 #include "check.h"
+#include "dispatch.h"
 #include "testutil.h"
 
 /* ---- Allocation tracking ------------------------------------------------------------------ */
@@ -104,7 +115,7 @@ static size_t untrack(const void *p)
 
 /* ---- Key patterns and the scan ------------------------------------------------------------ */
 
-#define MAX_PATTERNS 64
+#define MAX_PATTERNS 512
 static unsigned char patterns[MAX_PATTERNS][16];
 static char pattern_names[MAX_PATTERNS][48];
 static int npatterns;
@@ -303,10 +314,130 @@ static unsigned long run(const EVP_CIPHER *cipher, int bits, int rekey_copy, siz
     return found_blocks - before;
 }
 
+/* ---- AES-GCM ------------------------------------------------------------------------------ */
+
+/* The secrets one GCM key and IV give (see the top of this file), computed with tier k. */
+typedef struct {
+    aesfast_key ks;
+    aesfast_hash_key hk;
+    unsigned char h[16], acc[16], ekj0[16];
+} gcm_secrets;
+
+static void gcm_derive(const aesfast_kernel *k, gcm_secrets *g, const unsigned char *key,
+                       size_t keylen, const unsigned char iv[12], const unsigned char aad[16])
+{
+    unsigned char j0[16];
+
+    memset(g, 0, sizeof(*g));
+    k->set_key(&g->ks, key, keylen);
+    k->encrypt_block(&g->ks, g->acc, g->h); /* acc is still all zero: H = E(K, 0^128) */
+    k->gcm.hash_init(&g->hk, g->h);
+    k->gcm.hash(&g->hk, g->acc, aad, 1);
+    memcpy(j0, iv, 12);
+    memset(j0 + 12, 0, 3);
+    j0[15] = 1;
+    k->encrypt_block(&g->ks, j0, g->ekj0);
+}
+
+/* The patterns of key 1 and key 2's secrets; table windows only where the two tables differ
+ * (so no constant of the tier's layout becomes a pattern), and with at least 12 non-zero bytes. */
+static void gcm_patterns(const gcm_secrets *g1, const gcm_secrets *g2)
+{
+    const gcm_secrets *g[2] = {g1, g2};
+    char name[48];
+    int w, i;
+
+    for (i = 0; i < 2; i++) {
+        snprintf(name, sizeof(name), "H of key %d", i + 1);
+        add_pattern(g[i]->h, name);
+        snprintf(name, sizeof(name), "the GHASH state under key %d", i + 1);
+        add_pattern(g[i]->acc, name);
+        snprintf(name, sizeof(name), "E(K, J0) of key %d", i + 1);
+        add_pattern(g[i]->ekj0, name);
+    }
+    for (w = 0; w + 16 <= AESFAST_HASH_KEY_BYTES && npatterns + 2 <= MAX_PATTERNS - 8; w += 16) {
+        if (memcmp(g1->hk.tbl + w, g2->hk.tbl + w, 16) == 0)
+            continue;
+        for (i = 0; i < 2; i++) {
+            int nz = 0, b;
+
+            for (b = 0; b < 16; b++)
+                nz += g[i]->hk.tbl[w + b] != 0;
+            if (nz < 12)
+                continue;
+            snprintf(name, sizeof(name), "key %d's hash key table, bytes %d..%d", i + 1, w, w + 15);
+            add_pattern(g[i]->hk.tbl + w, name);
+        }
+    }
+}
+
+static unsigned long run_gcm(const EVP_CIPHER *cipher, const aesfast_kernel *k, int bits,
+                             int rekey_copy, size_t min_block)
+{
+    unsigned char key1[32], key2[32], iv1[12], iv2[12], aad[16], msg[64], out[64], tag[16];
+    static gcm_secrets g1, g2;
+    EVP_CIPHER_CTX *a = EVP_CIPHER_CTX_new(), *b = EVP_CIPHER_CTX_new(), *c = EVP_CIPHER_CTX_new();
+    EVP_CIPHER_CTX *re, *other;
+    unsigned long before = found_blocks;
+    int first = npatterns, l = 0;
+    char what[96];
+
+    random_bytes(key1, sizeof(key1));
+    random_bytes(key2, sizeof(key2));
+    random_bytes(iv1, sizeof(iv1));
+    random_bytes(iv2, sizeof(iv2));
+    random_bytes(aad, sizeof(aad));
+    random_bytes(msg, sizeof(msg));
+    gcm_derive(k, &g1, key1, (size_t)bits / 8, iv1, aad);
+    gcm_derive(k, &g2, key2, (size_t)bits / 8, iv2, aad);
+    add_pattern(key1, "the first key (bytes 0..15)");
+    add_pattern(key2, "the new key (bytes 0..15)");
+    if (bits == 256) {
+        add_pattern(key1 + 16, "the first key (bytes 16..31)");
+        add_pattern(key2 + 16, "the new key (bytes 16..31)");
+    }
+    gcm_patterns(&g1, &g2);
+
+    snprintf(what, sizeof(what), "AES-%d-GCM, re-keying the %s", bits,
+             rekey_copy ? "copy" : "original");
+    CHECK(a != NULL && b != NULL && c != NULL, "%s: EVP_CIPHER_CTX_new", what);
+    CHECK(EVP_EncryptInit_ex2(a, cipher, key1, iv1, NULL), "%s: init", what);
+    CHECK(EVP_EncryptUpdate(a, NULL, &l, aad, 16) && l == 16, "%s: 16 bytes of AAD", what);
+    /* A copy holding key, H, its powers and the GHASH state, freed at once. */
+    CHECK(EVP_CIPHER_CTX_copy(c, a), "%s: EVP_CIPHER_CTX_copy after the AAD", what);
+    free_ctx(c, what, min_block);
+    CHECK(EVP_EncryptUpdate(a, out, &l, msg, 37) && l == 37, "%s: 37 bytes", what);
+    CHECK(EVP_CIPHER_CTX_copy(b, a), "%s: EVP_CIPHER_CTX_copy after the data", what);
+    re = rekey_copy ? b : a;
+    other = rekey_copy ? a : b;
+    CHECK(EVP_EncryptInit_ex2(re, NULL, key2, iv2, NULL), "%s: re-init with a new key", what);
+    CHECK(EVP_EncryptUpdate(re, NULL, &l, aad, 16) && EVP_EncryptUpdate(re, out, &l, msg, 13)
+          && l == 13, "%s: AAD and 13 bytes under the new key", what);
+    CHECK(EVP_EncryptUpdate(other, out, &l, msg, 11) && l == 11
+          && EVP_EncryptFinal_ex(other, out, &l)
+          && EVP_CIPHER_CTX_ctrl(other, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0,
+          "%s: 11 more bytes, final and tag (the other one)", what);
+    ERR_print_errors_fp(stdout);
+
+    free_ctx(a, what, min_block);
+    free_ctx(b, what, min_block);
+    CHECK(found_blocks == before, "%s: %lu freed block(s) still held key material", what,
+          found_blocks - before);
+
+    npatterns = first;
+    OPENSSL_cleanse(key1, sizeof(key1));
+    OPENSSL_cleanse(key2, sizeof(key2));
+    OPENSSL_cleanse(&g1, sizeof(g1));
+    OPENSSL_cleanse(&g2, sizeof(g2));
+    return found_blocks - before;
+}
+
 int main(int argc, char **argv)
 {
     static const int bits[3] = {128, 192, 256};
     static const char *const algs[3] = {"AES-128-CTR", "AES-192-CTR", "AES-256-CTR"};
+    static const char *const gcm_algs[3] = {"AES-128-GCM", "AES-192-GCM", "AES-256-GCM"};
+    const aesfast_kernel *kern;
     const char *provider = "aesfast";
     tu_providers prov;
     size_t min_block;
@@ -342,6 +473,22 @@ int main(int argc, char **argv)
 
         run(c, bits[k], 0, min_block);
         run(c, bits[k], 1, min_block);
+        EVP_CIPHER_free(c);
+    }
+    /* GCM's derived secrets come from the provider's own tier (the default provider's layout is
+     * its own: there, the generic tier's H and GHASH state stand in). */
+    kern = aesfast_kernel_by_name(prov.kernel);
+    if (kern == NULL)
+        kern = aesfast_kernel_by_name("generic");
+    CHECK(kern != NULL, "no kernel \"%s\" in this build", prov.kernel);
+    /* An aesfast GCM context embeds an aesfast_key and an aesfast_hash_key. */
+    if (strcmp(provider, "aesfast") == 0)
+        min_block = sizeof(aesfast_key) + sizeof(aesfast_hash_key);
+    for (k = 0; k < 3 && kern != NULL; k++) {
+        EVP_CIPHER *c = tu_fetch_cipher(gcm_algs[k], provider);
+
+        run_gcm(c, kern, bits[k], 0, min_block);
+        run_gcm(c, kern, bits[k], 1, min_block);
         EVP_CIPHER_free(c);
     }
     tu_providers_unload(&prov);

@@ -1,0 +1,301 @@
+/*
+ * The side-by-side harness of the API tests (see apitest.h).
+ *
+ * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
+ */
+#include "apitest.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <openssl/crypto.h>
+
+const char *tname = "aesfast";
+char tprop[64];
+int npass, nfail;
+const char *scope = "";
+const char *deliberate;
+int strict_errors, evp_refuses;
+
+/* ---- reporting --------------------------------------------------------------------------- */
+
+int check_(int ok, int line, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (ok) {
+        npass++;
+        return 1;
+    }
+    nfail++;
+    printf("FAIL [%s] line %d: ", scope, line);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    return 0;
+}
+
+void note(const char *fmt, ...)
+{
+    va_list ap;
+
+    printf("NOTE [%s]: ", scope);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+}
+
+/* Prints the error T left on the queue (the caller ran T last). */
+static void print_err(const char *what)
+{
+    unsigned long e = ERR_peek_error();
+    char buf[256];
+
+    if (e != 0) {
+        ERR_error_string_n(e, buf, sizeof(buf));
+        printf("ok   [%s] %s: refused by both; %s says %s\n", scope, what, tname, buf);
+    } else {
+        printf("ok   [%s] %s: refused by both, silently\n", scope, what);
+    }
+}
+
+int queue_says(const char *want)
+{
+    const char *data;
+    unsigned long e;
+    int flags, found = 0;
+    char text[256];
+
+    while ((e = ERR_get_error_all(NULL, NULL, NULL, &data, &flags)) != 0) {
+        ERR_error_string_n(e, text, sizeof(text));
+        if (strstr(text, want) != NULL || ((flags & ERR_TXT_STRING) && strstr(data, want) != NULL))
+            found = 1;
+    }
+    return found;
+}
+
+/* The first error on the queue has a reason string (aesfast's come from its reason table). */
+static int queue_has_reason(void)
+{
+    unsigned long e = ERR_peek_error();
+
+    return e != 0 && ERR_reason_error_string(e) != NULL;
+}
+
+int outcome(const char *what, int rr, int rerr, int tr, int terr)
+{
+    const char *d = deliberate;
+    int quiet = evp_refuses;
+
+    deliberate = NULL;
+    evp_refuses = 0;
+    rr = rr > 0, tr = tr > 0;
+    if (rr && tr)
+        return CHECK(1, "%s", what);
+    if (!rr && !tr) {
+        int ok;
+
+        if (strict_errors && !quiet)
+            ok = CHECK(terr && queue_has_reason(), "%s: both refuse, but %s left no error with a "
+                       "reason string on the queue", what, tname);
+        else
+            ok = CHECK(!rerr || terr, "%s: both refuse, but %s left no error on the queue", what,
+                       tname);
+        if (ok)
+            print_err(what);
+        return 0;
+    }
+    if (!rr && tr) {
+        CHECK(0, "%s: default refuses it, %s accepts it", what, tname);
+        return 0;
+    }
+    /* R accepted, T refused: only a deliberate refusal, with its reason, passes. */
+    if (d == NULL) {
+        CHECK(0, "%s: %s refuses it, default accepts it (not on the allow-list of deliberate "
+              "refusals)", what, tname);
+        ERR_print_errors_fp(stdout);
+        return 0;
+    }
+    if (CHECK(terr && queue_says(d), "%s: %s refuses (default accepts), but without \"%s\" on "
+              "the error queue", what, tname, d))
+        printf("ok   [%s] %s: deliberately refused by %s (%s)\n", scope, what, tname, d);
+    return 0;
+}
+
+const char *hex(const unsigned char *p, size_t n)
+{
+    static char buf[4][100];
+    static int k;
+    char *b = buf[k++ & 3];
+    size_t i;
+
+    if (n > 48)
+        n = 48;
+    for (i = 0; i < n; i++)
+        snprintf(b + 2 * i, 3, "%02x", p[i]);
+    b[2 * n] = 0;
+    return b;
+}
+
+/* ---- names and parameter lists ----------------------------------------------------------- */
+
+struct names {
+    char n[16][64];
+    int k;
+};
+
+static void add_name(const char *name, void *arg)
+{
+    struct names *s = arg;
+
+    if (s->k < 16)
+        snprintf(s->n[s->k++], sizeof(s->n[0]), "%s", name);
+}
+
+static int has_name(const struct names *s, const char *n)
+{
+    int i;
+
+    for (i = 0; i < s->k; i++)
+        if (strcasecmp(s->n[i], n) == 0)
+            return 1;
+    return 0;
+}
+
+static void upper_lower(char *dst, const char *src, int mixed)
+{
+    int i;
+
+    for (i = 0; src[i]; i++)
+        dst[i] = (char)(mixed && (i & 1) == 0 ? toupper((unsigned char)src[i])
+                                              : tolower((unsigned char)src[i]));
+    dst[i] = 0;
+}
+
+void compare_names(const EVP_CIPHER *r, const EVP_CIPHER *t, const char *canon)
+{
+    struct names rn = { .k = 0 }, tn = { .k = 0 };
+    char v[64];
+    int i, m;
+
+    EVP_CIPHER_names_do_all(r, add_name, &rn);
+    EVP_CIPHER_names_do_all(t, add_name, &tn);
+    for (i = 0; i < rn.k; i++)
+        CHECK(has_name(&tn, rn.n[i]), "%s lacks the name \"%s\" that default has", tname, rn.n[i]);
+    for (i = 0; i < tn.k; i++)
+        if (!has_name(&rn, tn.n[i]))
+            note("%s has a name default lacks: %s", tname, tn.n[i]);
+    CHECK(EVP_CIPHER_is_a(t, canon), "EVP_CIPHER_is_a(%s)", canon);
+    CHECK(strcasecmp(EVP_CIPHER_get0_name(t), canon) == 0, "get0_name %s", EVP_CIPHER_get0_name(t));
+    CHECK(EVP_CIPHER_get_nid(t) == EVP_CIPHER_get_nid(r) && EVP_CIPHER_get_nid(t) != 0,
+          "nid %d, default %d", EVP_CIPHER_get_nid(t), EVP_CIPHER_get_nid(r));
+    /* Every default name, also in lower and mixed case, fetches from T. */
+    for (i = 0; i < rn.k; i++)
+        for (m = 0; m < 3; m++) {
+            EVP_CIPHER *c;
+
+            if (m == 0)
+                snprintf(v, sizeof(v), "%s", rn.n[i]);
+            else
+                upper_lower(v, rn.n[i], m == 2);
+            c = EVP_CIPHER_fetch(NULL, v, tprop);
+            CHECK(c != NULL && strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(c)), tname) == 0,
+                  "fetch \"%s\" with %s", v, tprop);
+            EVP_CIPHER_free(c);
+            ERR_clear_error();
+        }
+}
+
+int has_param(const OSSL_PARAM *list, const char *key)
+{
+    return list != NULL && OSSL_PARAM_locate_const(list, key) != NULL;
+}
+
+void compare_lists(const char *which, const OSSL_PARAM *r, const OSSL_PARAM *t,
+                   const char *const *required)
+{
+    const OSSL_PARAM *p;
+
+    for (; *required != NULL; required++)
+        CHECK(has_param(t, *required), "%s lacks %s \"%s\"", tname, which, *required);
+    for (p = r; p != NULL && p->key != NULL; p++)
+        if (!has_param(t, p->key))
+            note("%s: default has \"%s\", %s has not", which, p->key, tname);
+    for (p = t; p != NULL && p->key != NULL; p++)
+        if (!has_param(r, p->key))
+            note("%s: %s has \"%s\", default has not", which, tname, p->key);
+}
+
+/* ---- providers --------------------------------------------------------------------------- */
+
+int api_start(const char *prog, int argc, char **argv, OSSL_PROVIDER **pdef,
+              OSSL_PROVIDER **ptest)
+{
+    int i;
+
+    *pdef = *ptest = NULL;
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--provider") == 0 && i + 1 < argc) {
+            tname = argv[++i];
+        } else {
+            fprintf(stderr, "usage: %s [--provider NAME]   (OPENSSL_CONF names the cnf)\n",
+                    argv[0]);
+            exit(2);
+        }
+    }
+    snprintf(tprop, sizeof(tprop), "provider=%s", tname);
+    printf("%s: %s, %s vs default\n", prog, OpenSSL_version(OPENSSL_VERSION), tname);
+
+    /*
+     * Never load the provider under test by name: that searches OPENSSL_MODULES and the modules
+     * directory and could find an installed aesfast.so. It must be active once the cnf named by
+     * OPENSSL_CONF is loaded (as in test/testutil.c); "default" is built into libcrypto.
+     */
+    if (strcmp(tname, "default") != 0) {
+        const char *conf = getenv("OPENSSL_CONF");
+
+        if (conf == NULL || *conf == '\0' || !OPENSSL_init_crypto(OPENSSL_INIT_LOAD_CONFIG, NULL)
+            || !OSSL_PROVIDER_available(NULL, tname)) {
+            printf("provider %s is not active after loading OPENSSL_CONF=%s (unset, or the cnf "
+                   "does not activate it, or its module failed to load); not loading it by name, "
+                   "which could find an installed copy\n", tname, conf ? conf : "(unset)");
+            ERR_print_errors_fp(stdout);
+            printf("%s: 0 passed, 1 failed\n", prog);
+            return 1;
+        }
+    }
+    *pdef = OSSL_PROVIDER_load(NULL, "default");
+    *ptest = OSSL_PROVIDER_load(NULL, tname);
+    if (*pdef == NULL || *ptest == NULL) {
+        /* test/with-tier.sh skips a tier this CPU lacks before we get here: failing to load is
+         * always a failure. */
+        printf("cannot load provider %s (is OPENSSL_CONF set to a cnf activating it?)\n",
+               *pdef == NULL ? "default" : tname);
+        ERR_print_errors_fp(stdout);
+        printf("%s: 0 passed, 1 failed\n", prog);
+        return 1;
+    }
+    {
+        char *kern = NULL;
+        OSSL_PARAM p[2] = { OSSL_PARAM_utf8_ptr("aesfast-kernel", &kern, 0), OSSL_PARAM_END };
+
+        if (OSSL_PROVIDER_get_params(*ptest, p) && OSSL_PARAM_modified(&p[0]) && kern != NULL)
+            printf("%s: %s kernel %s\n", prog, tname, kern);
+        ERR_clear_error();
+    }
+    return 0;
+}
+
+int api_finish(const char *prog, OSSL_PROVIDER *pdef, OSSL_PROVIDER *ptest)
+{
+    OSSL_PROVIDER_unload(ptest);
+    OSSL_PROVIDER_unload(pdef);
+    printf("%s: %d passed, %d failed\n", prog, npass, nfail);
+    return nfail != 0;
+}
