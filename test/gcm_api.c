@@ -1144,7 +1144,7 @@ static void t_tls12(int ki)
 {
     static const size_t plens[] = { 0, 1, 16, 17, 100, 1000, 16384 };
     static unsigned char rec[16384 + 24], ro[16384 + 24], to[16384 + 24];
-    unsigned char key[32], fixed[12], aad[13], msg[16384];
+    unsigned char key[32], fixed[12], aad[16], msg[16384];
     EVP_CIPHER_CTX *r = EVP_CIPHER_CTX_new(), *t = EVP_CIPHER_CTX_new();
     size_t i, n;
     int side;
