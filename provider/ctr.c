@@ -18,6 +18,7 @@
 #include <openssl/params.h>
 
 #include "aesfast.h"
+#include "cipher.h"
 #include "stream.h"
 
 typedef struct {
@@ -234,50 +235,9 @@ static int ctr_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsi
     return ctr_update(vctx, out, outl, outsize, in, inl);
 }
 
-/* Algorithm parameters, as the default provider's generic cipher layer reports them. */
 static int ctr_get_params(OSSL_PARAM params[], size_t keylen)
 {
-    OSSL_PARAM *p;
-
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL
-        && !OSSL_PARAM_set_uint(p, EVP_CIPH_CTR_MODE))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL
-        && !OSSL_PARAM_set_size_t(p, keylen))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL
-        && !OSSL_PARAM_set_size_t(p, AESFAST_BLOCK))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL
-        && !OSSL_PARAM_set_size_t(p, 1))
-        return 0;
-    static const char *const zero_flags[] = {
-        OSSL_CIPHER_PARAM_AEAD, OSSL_CIPHER_PARAM_CUSTOM_IV, OSSL_CIPHER_PARAM_CTS,
-        OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, OSSL_CIPHER_PARAM_HAS_RAND_KEY,
-    };
-    for (size_t i = 0; i < sizeof(zero_flags) / sizeof(zero_flags[0]); i++)
-        if ((p = OSSL_PARAM_locate(params, zero_flags[i])) != NULL && !OSSL_PARAM_set_int(p, 0))
-            return 0;
-    return 1;
-}
-
-static const OSSL_PARAM *ctr_gettable_params(void *provctx)
-{
-    static const OSSL_PARAM params[] = {
-        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, NULL),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, NULL),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, NULL),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, NULL),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL),
-        OSSL_PARAM_END,
-    };
-
-    (void)provctx;
-    return params;
+    return aesfast_cipher_get_params(params, EVP_CIPH_CTR_MODE, keylen, AESFAST_BLOCK, 0);
 }
 
 static int ctr_get_ctx_params(void *vctx, OSSL_PARAM params[])
@@ -414,33 +374,10 @@ static const OSSL_PARAM *ctr_settable_ctx_params(void *cctx, void *provctx)
     return params;
 }
 
-#define AESFAST_CTR(bits)                                                                      \
-    static void *ctr##bits##_newctx(void *provctx)                                             \
-    {                                                                                          \
-        return ctr_newctx(provctx, (bits) / 8);                                                \
-    }                                                                                          \
-    static int ctr##bits##_get_params(OSSL_PARAM params[])                                     \
-    {                                                                                          \
-        return ctr_get_params(params, (bits) / 8);                                             \
-    }                                                                                          \
-    const OSSL_DISPATCH aesfast_aes##bits##ctr_functions[] = {                                 \
-        {OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))ctr##bits##_newctx},                         \
-        {OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))ctr_freectx},                               \
-        {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))ctr_dupctx},                                 \
-        {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))ctr_init},                             \
-        {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))ctr_init},                             \
-        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))ctr_update},                                 \
-        {OSSL_FUNC_CIPHER_FINAL, (void (*)(void))ctr_final},                                   \
-        {OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))ctr_cipher},                                 \
-        {OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))ctr##bits##_get_params},                 \
-        {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))ctr_gettable_params},               \
-        {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))ctr_get_ctx_params},                 \
-        {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (void (*)(void))ctr_gettable_ctx_params},       \
-        {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))ctr_set_ctx_params},                 \
-        {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))ctr_settable_ctx_params},       \
-        OSSL_DISPATCH_END,                                                                     \
-    }
+/* Encryption and decryption are the same operation in CTR. */
+#define ctr_einit ctr_init
+#define ctr_dinit ctr_init
 
-AESFAST_CTR(128);
-AESFAST_CTR(192);
-AESFAST_CTR(256);
+AESFAST_CIPHER_TABLE(ctr, 128);
+AESFAST_CIPHER_TABLE(ctr, 192);
+AESFAST_CIPHER_TABLE(ctr, 256);

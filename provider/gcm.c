@@ -31,6 +31,7 @@
 #include <openssl/rand.h>
 
 #include "aesfast.h"
+#include "cipher.h"
 #include "stream.h"
 
 #define GCM_IV_MAX 128            /* bytes, as the default provider allows */
@@ -379,8 +380,10 @@ done:
 
 /* ---- the provider interface ------------------------------------------------------------- */
 
-static void *gcm_newctx(void *provctx, size_t keylen, const char *name)
+static void *gcm_newctx(void *provctx, size_t keylen)
 {
+    static const char *const names[] = {"AES-128-GCM", "AES-192-GCM", "AES-256-GCM"};
+    const char *name = names[(keylen - 16) / 8];
     gcm_ctx *c = OPENSSL_zalloc(sizeof(*c));
 
     if (c == NULL) {
@@ -544,54 +547,7 @@ static int gcm_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsi
 
 static int gcm_get_params(OSSL_PARAM params[], size_t keylen)
 {
-    const struct {
-        const char *key;
-        int value;
-    } flags[] = {
-        {OSSL_CIPHER_PARAM_AEAD, 1},
-        {OSSL_CIPHER_PARAM_CUSTOM_IV, 1},
-        {OSSL_CIPHER_PARAM_CTS, 0},
-        {OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0},
-        {OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0},
-    };
-    OSSL_PARAM *p;
-
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL
-        && !OSSL_PARAM_set_uint(p, EVP_CIPH_GCM_MODE))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL
-        && !OSSL_PARAM_set_size_t(p, keylen))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL
-        && !OSSL_PARAM_set_size_t(p, GCM_IV_DEFAULT))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL
-        && !OSSL_PARAM_set_size_t(p, 1))
-        return 0;
-    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-        if ((p = OSSL_PARAM_locate(params, flags[i].key)) != NULL
-            && !OSSL_PARAM_set_int(p, flags[i].value))
-            return 0;
-    return 1;
-}
-
-static const OSSL_PARAM *gcm_gettable_params(void *provctx)
-{
-    static const OSSL_PARAM params[] = {
-        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, NULL),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, NULL),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, NULL),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, NULL),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL),
-        OSSL_PARAM_END,
-    };
-
-    (void)provctx;
-    return params;
+    return aesfast_cipher_get_params(params, EVP_CIPH_GCM_MODE, keylen, GCM_IV_DEFAULT, 1);
 }
 
 /* Returns an IV parameter (octet string, or octet pointer into the context as the default does). */
@@ -817,33 +773,6 @@ static const OSSL_PARAM *gcm_settable_ctx_params(void *cctx, void *provctx)
     return params;
 }
 
-#define AESFAST_GCM(bits)                                                                      \
-    static void *gcm##bits##_newctx(void *provctx)                                             \
-    {                                                                                          \
-        return gcm_newctx(provctx, (bits) / 8, "AES-" #bits "-GCM");                          \
-    }                                                                                          \
-    static int gcm##bits##_get_params(OSSL_PARAM params[])                                     \
-    {                                                                                          \
-        return gcm_get_params(params, (bits) / 8);                                             \
-    }                                                                                          \
-    const OSSL_DISPATCH aesfast_aes##bits##gcm_functions[] = {                                 \
-        {OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))gcm##bits##_newctx},                         \
-        {OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))gcm_freectx},                               \
-        {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))gcm_dupctx},                                 \
-        {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))gcm_einit},                            \
-        {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))gcm_dinit},                            \
-        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))gcm_update},                                 \
-        {OSSL_FUNC_CIPHER_FINAL, (void (*)(void))gcm_final},                                   \
-        {OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))gcm_cipher},                                 \
-        {OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))gcm##bits##_get_params},                 \
-        {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))gcm_gettable_params},               \
-        {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))gcm_get_ctx_params},                 \
-        {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (void (*)(void))gcm_gettable_ctx_params},       \
-        {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))gcm_set_ctx_params},                 \
-        {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))gcm_settable_ctx_params},       \
-        OSSL_DISPATCH_END,                                                                     \
-    }
-
-AESFAST_GCM(128);
-AESFAST_GCM(192);
-AESFAST_GCM(256);
+AESFAST_CIPHER_TABLE(gcm, 128);
+AESFAST_CIPHER_TABLE(gcm, 192);
+AESFAST_CIPHER_TABLE(gcm, 256);

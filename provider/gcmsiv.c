@@ -31,6 +31,7 @@
 #include <openssl/params.h>
 
 #include "aesfast.h"
+#include "cipher.h"
 #include "stream.h"
 
 #ifndef EVP_CIPH_GCM_SIV_MODE /* OpenSSL 3.2+ headers have it; 3.0's and 3.1's do not */
@@ -204,8 +205,10 @@ static int siv_data(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
 
 /* ---- the provider interface ------------------------------------------------------------- */
 
-static void *siv_newctx(void *provctx, size_t keylen, const char *name)
+static void *gcmsiv_newctx(void *provctx, size_t keylen)
 {
+    static const char *const names[] = {"AES-128-GCM-SIV", "AES-192-GCM-SIV", "AES-256-GCM-SIV"};
+    const char *name = names[(keylen - 16) / 8];
     siv_ctx *c = OPENSSL_zalloc(sizeof(*c));
 
     if (c == NULL) {
@@ -220,12 +223,12 @@ static void *siv_newctx(void *provctx, size_t keylen, const char *name)
     return c;
 }
 
-static void siv_freectx(void *vctx)
+static void gcmsiv_freectx(void *vctx)
 {
     OPENSSL_clear_free(vctx, sizeof(siv_ctx));
 }
 
-static void *siv_dupctx(void *vctx)
+static void *gcmsiv_dupctx(void *vctx)
 {
     const siv_ctx *c = vctx;
     siv_ctx *dup = OPENSSL_malloc(sizeof(*dup));
@@ -239,9 +242,9 @@ static void *siv_dupctx(void *vctx)
     return dup;
 }
 
-static int siv_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
+static int gcmsiv_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
 
-static int siv_init(void *vctx, const unsigned char *key, size_t keylen,
+static int gcmsiv_init(void *vctx, const unsigned char *key, size_t keylen,
                     const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[], int enc)
 {
     siv_ctx *c = vctx;
@@ -272,23 +275,23 @@ static int siv_init(void *vctx, const unsigned char *key, size_t keylen,
      * for opening stays, as in OpenSSL (EVP users and evp_test set it before the init that
      * gives the key and nonce); a stale one only makes the next open fail, wiped. */
     siv_begin(c);
-    return siv_set_ctx_params(c, params);
+    return gcmsiv_set_ctx_params(c, params);
 }
 
-static int siv_einit(void *vctx, const unsigned char *key, size_t keylen,
+static int gcmsiv_einit(void *vctx, const unsigned char *key, size_t keylen,
                      const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
 {
-    return siv_init(vctx, key, keylen, iv, ivlen, params, 1);
+    return gcmsiv_init(vctx, key, keylen, iv, ivlen, params, 1);
 }
 
-static int siv_dinit(void *vctx, const unsigned char *key, size_t keylen,
+static int gcmsiv_dinit(void *vctx, const unsigned char *key, size_t keylen,
                      const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
 {
-    return siv_init(vctx, key, keylen, iv, ivlen, params, 0);
+    return gcmsiv_init(vctx, key, keylen, iv, ivlen, params, 0);
 }
 
 /* update and EVP_Cipher: AAD when out is NULL, else the message's data. */
-static int siv_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+static int gcmsiv_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
                       const unsigned char *in, size_t inl)
 {
     siv_ctx *c = vctx;
@@ -330,7 +333,7 @@ static int siv_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
     return 1;
 }
 
-static int siv_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+static int gcmsiv_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
 {
     siv_ctx *c = vctx;
     uint8_t none[1] = {0};
@@ -350,69 +353,22 @@ static int siv_final(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
     return 1;
 }
 
-static int siv_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+static int gcmsiv_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
                       const unsigned char *in, size_t inl)
 {
     if (in == NULL)
-        return siv_final(vctx, out, outl, outsize);
-    return siv_update(vctx, out, outl, outsize, in, inl);
+        return gcmsiv_final(vctx, out, outl, outsize);
+    return gcmsiv_update(vctx, out, outl, outsize, in, inl);
 }
 
 /* ---- parameters ------------------------------------------------------------------------- */
 
-static int siv_get_params(OSSL_PARAM params[], size_t keylen)
+static int gcmsiv_get_params(OSSL_PARAM params[], size_t keylen)
 {
-    const struct {
-        const char *key;
-        int value;
-    } flags[] = {
-        {OSSL_CIPHER_PARAM_AEAD, 1},
-        {OSSL_CIPHER_PARAM_CUSTOM_IV, 1},
-        {OSSL_CIPHER_PARAM_CTS, 0},
-        {OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0},
-        {OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0},
-    };
-    OSSL_PARAM *p;
-
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL
-        && !OSSL_PARAM_set_uint(p, EVP_CIPH_GCM_SIV_MODE))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL
-        && !OSSL_PARAM_set_size_t(p, keylen))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL
-        && !OSSL_PARAM_set_size_t(p, SIV_NONCE))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL
-        && !OSSL_PARAM_set_size_t(p, 1))
-        return 0;
-    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-        if ((p = OSSL_PARAM_locate(params, flags[i].key)) != NULL
-            && !OSSL_PARAM_set_int(p, flags[i].value))
-            return 0;
-    return 1;
+    return aesfast_cipher_get_params(params, EVP_CIPH_GCM_SIV_MODE, keylen, SIV_NONCE, 1);
 }
 
-static const OSSL_PARAM *siv_gettable_params(void *provctx)
-{
-    static const OSSL_PARAM params[] = {
-        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, NULL),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, NULL),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, NULL),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, NULL),
-        OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL),
-        OSSL_PARAM_END,
-    };
-
-    (void)provctx;
-    return params;
-}
-
-static int siv_get_ctx_params(void *vctx, OSSL_PARAM params[])
+static int gcmsiv_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     siv_ctx *c = vctx;
 
@@ -444,7 +400,7 @@ static int siv_get_ctx_params(void *vctx, OSSL_PARAM params[])
     return 1;
 }
 
-static const OSSL_PARAM *siv_gettable_ctx_params(void *cctx, void *provctx)
+static const OSSL_PARAM *gcmsiv_gettable_ctx_params(void *cctx, void *provctx)
 {
     static const OSSL_PARAM params[] = {
         OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
@@ -462,7 +418,7 @@ static const OSSL_PARAM *siv_gettable_ctx_params(void *cctx, void *provctx)
 /* Settable as in the default provider: "tag" (16 bytes; kept only for opening), "speed", and
  * "keylen" at its one valid value; also "ivlen", at 12 only. Other keys are ignored
  * (OSSL_PARAM(3)) and logged. */
-static int siv_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+static int gcmsiv_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
     siv_ctx *c = vctx;
 
@@ -520,7 +476,7 @@ static int siv_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     return 1;
 }
 
-static const OSSL_PARAM *siv_settable_ctx_params(void *cctx, void *provctx)
+static const OSSL_PARAM *gcmsiv_settable_ctx_params(void *cctx, void *provctx)
 {
     static const OSSL_PARAM params[] = {
         OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
@@ -535,33 +491,6 @@ static const OSSL_PARAM *siv_settable_ctx_params(void *cctx, void *provctx)
     return params;
 }
 
-#define AESFAST_GCMSIV(bits)                                                                   \
-    static void *siv##bits##_newctx(void *provctx)                                             \
-    {                                                                                          \
-        return siv_newctx(provctx, (bits) / 8, "AES-" #bits "-GCM-SIV");                      \
-    }                                                                                          \
-    static int siv##bits##_get_params(OSSL_PARAM params[])                                     \
-    {                                                                                          \
-        return siv_get_params(params, (bits) / 8);                                             \
-    }                                                                                          \
-    const OSSL_DISPATCH aesfast_aes##bits##gcmsiv_functions[] = {                              \
-        {OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))siv##bits##_newctx},                         \
-        {OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))siv_freectx},                               \
-        {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))siv_dupctx},                                 \
-        {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))siv_einit},                            \
-        {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))siv_dinit},                            \
-        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))siv_update},                                 \
-        {OSSL_FUNC_CIPHER_FINAL, (void (*)(void))siv_final},                                   \
-        {OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))siv_cipher},                                 \
-        {OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))siv##bits##_get_params},                 \
-        {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))siv_gettable_params},               \
-        {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))siv_get_ctx_params},                 \
-        {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (void (*)(void))siv_gettable_ctx_params},       \
-        {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))siv_set_ctx_params},                 \
-        {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))siv_settable_ctx_params},       \
-        OSSL_DISPATCH_END,                                                                     \
-    }
-
-AESFAST_GCMSIV(128);
-AESFAST_GCMSIV(192);
-AESFAST_GCMSIV(256);
+AESFAST_CIPHER_TABLE(gcmsiv, 128);
+AESFAST_CIPHER_TABLE(gcmsiv, 192);
+AESFAST_CIPHER_TABLE(gcmsiv, 256);
