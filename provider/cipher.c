@@ -3,7 +3,10 @@
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  */
+#include <string.h>
+
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/params.h>
 
 #include "cipher.h"
@@ -59,4 +62,24 @@ const OSSL_PARAM *aesfast_cipher_gettable_params(void *provctx)
 
     (void)provctx;
     return params;
+}
+
+void *aesfast_ctx_new(const aesfast_prov *prov, size_t size, const char *name)
+{
+    void *c = OPENSSL_zalloc(size);
+
+    if (c == NULL)
+        AESFAST_RAISE(prov, AESFAST_R_OUT_OF_MEMORY, "%s context of %zu bytes", name, size);
+    return c;
+}
+
+void *aesfast_ctx_dup(const aesfast_prov *prov, const void *ctx, size_t size, const char *name)
+{
+    void *dup = OPENSSL_malloc(size);
+
+    if (dup == NULL)
+        AESFAST_RAISE(prov, AESFAST_R_OUT_OF_MEMORY, "%s context of %zu bytes", name, size);
+    else
+        memcpy(dup, ctx, size);
+    return dup;
 }

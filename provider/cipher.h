@@ -18,6 +18,11 @@ int aesfast_cipher_get_params(OSSL_PARAM params[], unsigned int mode, size_t key
                               size_t ivlen, int aead);
 const OSSL_PARAM *aesfast_cipher_gettable_params(void *provctx);
 
+/* A new zeroed cipher context of size bytes, or NULL with an error raised (name is for it). */
+void *aesfast_ctx_new(const aesfast_prov *prov, size_t size, const char *name);
+/* A copy of a context (aesfast contexts hold no pointers into themselves), or NULL with an error. */
+void *aesfast_ctx_dup(const aesfast_prov *prov, const void *ctx, size_t size, const char *name);
+
 /*
  * The dispatch table aesfast_aes<bits><mode>_functions of a mode whose functions are named
  * <mode>_newctx(provctx, keylen), <mode>_freectx, _dupctx, _einit, _dinit, _update, _final,

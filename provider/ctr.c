@@ -106,13 +106,10 @@ static void ctr_xor(ctr_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
 
 static void *ctr_newctx(void *provctx, size_t keylen)
 {
-    ctr_ctx *c = OPENSSL_zalloc(sizeof(*c));
+    ctr_ctx *c = aesfast_ctx_new(provctx, sizeof(*c), "AES-CTR");
 
-    if (c == NULL) {
-        AESFAST_RAISE((const aesfast_prov *)provctx, AESFAST_R_OUT_OF_MEMORY,
-                      "AES-CTR context of %zu bytes", sizeof(*c));
+    if (c == NULL)
         return NULL;
-    }
     c->prov = provctx;
     c->kernel = c->prov->kernel;
     c->keylen = keylen;
@@ -128,15 +125,8 @@ static void ctr_freectx(void *vctx)
 static void *ctr_dupctx(void *vctx)
 {
     const ctr_ctx *c = vctx;
-    ctr_ctx *dup = OPENSSL_malloc(sizeof(*dup));
 
-    if (dup == NULL) {
-        AESFAST_RAISE(c->prov, AESFAST_R_OUT_OF_MEMORY, "AES-CTR context of %zu bytes",
-                      sizeof(*dup));
-        return NULL;
-    }
-    memcpy(dup, c, sizeof(*dup));
-    return dup;
+    return aesfast_ctx_dup(c->prov, c, sizeof(*c), "AES-CTR");
 }
 
 static int ctr_set_ctx_params(void *vctx, const OSSL_PARAM params[]);

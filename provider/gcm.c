@@ -384,13 +384,10 @@ static void *gcm_newctx(void *provctx, size_t keylen)
 {
     static const char *const names[] = {"AES-128-GCM", "AES-192-GCM", "AES-256-GCM"};
     const char *name = names[(keylen - 16) / 8];
-    gcm_ctx *c = OPENSSL_zalloc(sizeof(*c));
+    gcm_ctx *c = aesfast_ctx_new(provctx, sizeof(*c), name);
 
-    if (c == NULL) {
-        AESFAST_RAISE((const aesfast_prov *)provctx, AESFAST_R_OUT_OF_MEMORY,
-                      "%s context of %zu bytes", name, sizeof(*c));
+    if (c == NULL)
         return NULL;
-    }
     c->prov = provctx;
     c->kernel = c->prov->kernel;
     c->name = name;
@@ -408,15 +405,8 @@ static void gcm_freectx(void *vctx)
 static void *gcm_dupctx(void *vctx)
 {
     const gcm_ctx *c = vctx;
-    gcm_ctx *dup = OPENSSL_malloc(sizeof(*dup));
 
-    if (dup == NULL) {
-        AESFAST_RAISE(c->prov, AESFAST_R_OUT_OF_MEMORY, "%s context of %zu bytes", c->name,
-                      sizeof(*dup));
-        return NULL;
-    }
-    memcpy(dup, c, sizeof(*dup)); /* no pointers into itself: a copy is a valid context */
-    return dup;
+    return aesfast_ctx_dup(c->prov, c, sizeof(*c), c->name);
 }
 
 static int gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[]);

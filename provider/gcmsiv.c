@@ -209,13 +209,10 @@ static void *gcmsiv_newctx(void *provctx, size_t keylen)
 {
     static const char *const names[] = {"AES-128-GCM-SIV", "AES-192-GCM-SIV", "AES-256-GCM-SIV"};
     const char *name = names[(keylen - 16) / 8];
-    siv_ctx *c = OPENSSL_zalloc(sizeof(*c));
+    siv_ctx *c = aesfast_ctx_new(provctx, sizeof(*c), name);
 
-    if (c == NULL) {
-        AESFAST_RAISE((const aesfast_prov *)provctx, AESFAST_R_OUT_OF_MEMORY,
-                      "%s context of %zu bytes", name, sizeof(*c));
+    if (c == NULL)
         return NULL;
-    }
     c->prov = provctx;
     c->kernel = c->prov->kernel;
     c->name = name;
@@ -231,15 +228,8 @@ static void gcmsiv_freectx(void *vctx)
 static void *gcmsiv_dupctx(void *vctx)
 {
     const siv_ctx *c = vctx;
-    siv_ctx *dup = OPENSSL_malloc(sizeof(*dup));
 
-    if (dup == NULL) {
-        AESFAST_RAISE(c->prov, AESFAST_R_OUT_OF_MEMORY, "%s context of %zu bytes", c->name,
-                      sizeof(*dup));
-        return NULL;
-    }
-    memcpy(dup, c, sizeof(*dup)); /* no pointers into itself */
-    return dup;
+    return aesfast_ctx_dup(c->prov, c, sizeof(*c), c->name);
 }
 
 static int gcmsiv_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
