@@ -172,7 +172,7 @@ aesfast_hash_init_fn aesfast_vaes_avx512_ghash_init;
 aesfast_hash_fn aesfast_vaes_avx512_ghash;
 aesfast_aead_crypt_fn aesfast_vaes_avx512_gcm_ctr_then_hash;
 aesfast_aead_crypt_fn aesfast_vaes_avx512_gcm_hash_then_ctr;
-/* GCM-SIV on the VAES tiers (POLYVAL and the little-endian counter). */
+/* GCM-SIV on the VAES tiers: ctr32le_xor in kernels/amd64/vaes.S, the rest in gcm_vaes.S. */
 aesfast_ctr32_xor_fn aesfast_vaes_avx2_ctr32le_xor;
 aesfast_hash_init_fn aesfast_vaes_avx2_polyval_init;
 aesfast_hash_fn aesfast_vaes_avx2_polyval;

@@ -7,8 +7,10 @@ vaes_model.py --snippets SNIPPETS SO [KERNELS]: checks the model itself against 
 
   OBJECT    an ELF object, or a static library (plain or thin) with a member that defines FUNCTION
   FUNCTION  aesfast_vaes_avx512_X or aesfast_vaes_avx2_X, X one of ctr32_xor, ghash_init, ghash,
-            gcm_ctr_then_hash, gcm_hash_then_ctr (the ghash/gcm ones also run the tier's
-            ghash_init, from the same OBJECT, to build the table of H powers)
+            gcm_ctr_then_hash, gcm_hash_then_ctr (GCM), ctr32le_xor, polyval_init, polyval,
+            gcmsiv_ctr_then_hash (GCM-SIV); the hash and stitched ones also run the tier's
+            ghash_init (GCM) or polyval_init (GCM-SIV), from the same OBJECT, to build the table
+            of H powers
   --native  SO (test/vaes_model_native.c, built by test/meson.build) exports the 256-bit kernels:
             every case then also runs on this CPU, and the CPU's out, acc and hash-key table must
             equal the model's byte for byte (skipped, with a note, on a CPU without the features)
@@ -33,6 +35,10 @@ by instruction on modeled registers (16 GPRs, 32 vector registers of 512 bits, k
     (resp. in), for AES-128/192/256 x the same block counts (and, AES-128, 23 counts from 47 to
     512), with counter wraps, in-place calls, and calls split in 2..4 (fixed and random lengths
     up to 300 blocks) that must chain to the one-call result;
+  - GCM-SIV (RFC 8452): the same checks, with the counter + i on the FIRST 4 bytes (little-endian,
+    mod 2^32) for ctr32le_xor and gcmsiv_ctr_then_hash (acc = POLYVAL of out), and POLYVAL for
+    polyval/polyval_init: a pure-Python POLYVAL built from the GHASH multiply by RFC 8452's
+    appendix A identity, checked at start-up against that appendix's example;
   - memory: every access lies inside one buffer the contract lets the function touch: reads of
     key->rk[0..rounds], key->rounds, ctr, in, acc, h, the hash-key table (only the bytes
     ghash_init wrote), the object's .rodata, the 7th argument at 8(%rsp) and the return address,
@@ -157,15 +163,56 @@ def ghash_ref(h, acc, data):
     return a.to_bytes(16, 'big')
 
 
-def counter_blocks(ctr, start, nblocks):
-    """ctr + start .. ctr + start + nblocks - 1, GCM's inc32 on the last 4 bytes."""
+def polyval_ref(h, acc, data):
+    """POLYVAL (RFC 8452) as the RFC's appendix A defines it from GHASH:
+    POLYVAL(H, X_1..X_n) = rev(GHASH(mulX_GHASH(rev(H)), rev(X_1)..rev(X_n))), with acc as the
+    state (so acc = 0 is the definition, and calls chain). mulX_GHASH is the GHASH product with
+    the element x, the block 0x40 00 .. 00."""
+    rev = lambda b: bytes(reversed(b))
+    hx = ghash_mul(int.from_bytes(rev(h), 'big'), 1 << 126).to_bytes(16, 'big')
+    return rev(ghash_ref(hx, rev(acc), b''.join(rev(data[k:k + 16])
+                                                for k in range(0, len(data), 16))))
+
+
+def polyval_reference_check():
+    """RFC 8452, appendix A: POLYVAL(H, X_1, X_2)."""
+    h = bytes.fromhex('25629347589242761d31f826ba4b757b')
+    x = bytes.fromhex('4f4f95668c83dfb6401762bb2d01a262d1a24ddd2721d006bbe45f20d3c9f362')
+    if polyval_ref(h, bytes(16), x) != bytes.fromhex('f7a3b47b846119fae5b7866cf5e5b77e'):
+        raise ModelError('the reference POLYVAL disagrees with RFC 8452 appendix A')
+
+
+def counter_blocks(ctr, start, nblocks, fmt='ctr32'):
+    """ctr + start .. ctr + start + nblocks - 1: GCM's inc32 on the last 4 bytes (ctr32), or
+    GCM-SIV's little-endian counter in the first 4 bytes (ctr32le)."""
+    if fmt == 'ctr32le':
+        low = int.from_bytes(ctr[:4], 'little')
+        return b''.join(((low + start + i) % 2**32).to_bytes(4, 'little') + ctr[4:]
+                        for i in range(nblocks))
     low = int.from_bytes(ctr[12:], 'big')
     return b''.join(ctr[:12] + ((low + start + i) % 2**32).to_bytes(4, 'big')
                     for i in range(nblocks))
 
 
-def add_ctr(ctr, n):
-    return counter_blocks(ctr, n, 1)
+def add_ctr(ctr, n, fmt='ctr32'):
+    return counter_blocks(ctr, n, 1, fmt)
+
+
+# What each function is: its counter format, its hash and the hash's init function, and for the
+# stitched ones whether the hash covers the output (ctr_then_hash) or the input (hash_then_ctr).
+Kind = namedtuple('Kind', 'fmt hash init hash_out')
+KINDS = {
+    'ctr32_xor': Kind('ctr32', None, None, None),
+    'ghash_init': Kind(None, 'ghash', 'ghash_init', None),
+    'ghash': Kind(None, 'ghash', 'ghash_init', None),
+    'gcm_ctr_then_hash': Kind('ctr32', 'ghash', 'ghash_init', True),
+    'gcm_hash_then_ctr': Kind('ctr32', 'ghash', 'ghash_init', False),
+    'ctr32le_xor': Kind('ctr32le', None, None, None),
+    'polyval_init': Kind(None, 'polyval', 'polyval_init', None),
+    'polyval': Kind(None, 'polyval', 'polyval_init', None),
+    'gcmsiv_ctr_then_hash': Kind('ctr32le', 'polyval', 'polyval_init', True),
+}
+HASH_REF = {'ghash': ghash_ref, 'polyval': polyval_ref}
 
 
 class OpenSSL:
@@ -1167,8 +1214,9 @@ GCM_NBLOCKS_LONG = [47, 48, 49, 63, 65, 79, 95, 111, 127, 128, 129, 143, 159, 17
 
 
 class Tester:
-    def __init__(self, fns, openssl, rng, native):
+    def __init__(self, fns, openssl, rng, native, what):
         self.fns, self.openssl, self.rng, self.native = fns, openssl, rng, native
+        self.what, self.kind = what, KINDS[what]
         self.passed = self.failed = 0
 
     def result(self, what, problem):
@@ -1186,18 +1234,19 @@ class Tester:
             return str(e)
         return None
 
-    # ctr32_xor
+    # ctr32_xor, ctr32le_xor
     def ctr_case(self, key, nblocks, ctr, in_place):
-        rng, fname = self.rng, self.fns['name'] + 'ctr32_xor'
+        rng, fname = self.rng, self.fns['name'] + self.what
         plaintext = rng.randbytes(16 * nblocks)
         inb = buffer(rng, 'in', 0x40000, plaintext, writable=in_place)
         out = inb if in_place else buffer(rng, 'out', 0x60000, rng.randbytes(16 * nblocks),
                                           readable=False, writable=True)
         ctrb = buffer(rng, 'ctr', 0x30000, ctr)
         regions = key_regions(key) + [ctrb, inb] + ([] if in_place else [out])
-        problem = self.run('ctr32_xor', [KEY_ADDR, ctrb.start, inb.start, out.start, nblocks],
+        problem = self.run(self.what, [KEY_ADDR, ctrb.start, inb.start, out.start, nblocks],
                            regions)
-        expected = xor(plaintext, self.openssl.ecb_encrypt(key, counter_blocks(ctr, 0, nblocks)))
+        expected = xor(plaintext, self.openssl.ecb_encrypt(key, counter_blocks(ctr, 0, nblocks,
+                                                                               self.kind.fmt)))
         if not problem:
             problem = self.compare_blocks('out', out.data, expected)
         if not problem and self.native:
@@ -1220,18 +1269,18 @@ class Tester:
                                                                     len(expected) // 16, wrong[0])
         return None
 
-    # The hash-key table: ghash_init on the model (and on the CPU), cached per H.
+    # The hash-key table: ghash_init or polyval_init on the model (and on the CPU), cached per H.
     def table(self, h):
         if h in self.tables:
             return self.tables[h]
         hb = buffer(self.rng, 'h', 0x24000, h)
         hkey = Region('hkey', HKEY_ADDR, self.rng.randbytes(1024), readable=False, writable=True)
-        call(self.fns['ghash_init'], [HKEY_ADDR, hb.start], [hb, hkey], self.rng)
+        call(self.fns[self.kind.init], [HKEY_ADDR, hb.start], [hb, hkey], self.rng)
         native = None
         if self.native:
             n = self.native
             native = n.buf(bytes(1024), align=True)
-            n.fn(self.fns['name'] + 'ghash_init', 2)(native, n.buf(h))
+            n.fn(self.fns['name'] + self.kind.init, 2)(native, n.buf(h))
             written = [i for i in range(1024) if hkey.written[i]]
             if any(n.read(native, 1024)[i] != hkey.data[i] for i in written):
                 raise Fault('the CPU and the model disagree (hash-key table): a model bug')
@@ -1241,37 +1290,37 @@ class Tester:
     def hkey_region(self, h):
         data, written, _ = self.table(h)
         r = Region('hkey', HKEY_ADDR, data)
-        r.valid = bytearray(written)              # only what ghash_init wrote may be read
+        r.valid = bytearray(written)              # only what the init function wrote may be read
         return r
 
     def ghash_case(self, h, acc, data):
-        """One call of ghash on the model (and the CPU) against the reference."""
-        rng = self.rng
+        """One call of ghash (or polyval) on the model (and the CPU) against the reference."""
+        rng, hname = self.rng, self.kind.hash
         try:
             hkey = self.hkey_region(h)
         except Fault as e:
-            return 'ghash_init: %s' % e
+            return '%s: %s' % (self.kind.init, e)
         accb = buffer(rng, 'acc', 0x28000, acc, writable=True)
         inb = buffer(rng, 'in', 0x40000, data)
         nblocks = len(data) // 16
-        problem = self.run('ghash', [HKEY_ADDR, accb.start, inb.start, nblocks],
+        problem = self.run(hname, [HKEY_ADDR, accb.start, inb.start, nblocks],
                            [hkey, accb, inb])
         if problem:
             return problem
-        got = bytes(accb.data)
-        if got != ghash_ref(h, acc, data):
-            return 'wrong acc: got %s, expected %s' % (got.hex(), ghash_ref(h, acc, data).hex())
+        got, expected = bytes(accb.data), HASH_REF[hname](h, acc, data)
+        if got != expected:
+            return 'wrong acc: got %s, expected %s' % (got.hex(), expected.hex())
         if self.native:
             n = self.native
             nacc = n.buf(acc)
-            n.fn(self.fns['name'] + 'ghash', 4)(self.table(h)[2], nacc, n.buf(data), nblocks)
+            n.fn(self.fns['name'] + hname, 4)(self.table(h)[2], nacc, n.buf(data), nblocks)
             if n.read(nacc, 16) != got:
                 return 'the CPU and the model disagree (acc): a model bug'
         return None
 
     def gcm_call(self, fname, key, h, acc, ctr, data, in_place):
-        """(out, acc) from one call of gcm_ctr_then_hash/gcm_hash_then_ctr on the model,
-        checked against the CPU when native; raises Fault."""
+        """(out, acc) from one call of a stitched function (gcm_ctr_then_hash, gcm_hash_then_ctr,
+        gcmsiv_ctr_then_hash) on the model, checked against the CPU when native; raises Fault."""
         rng = self.rng
         hkey = self.hkey_region(h)
         nblocks = len(data) // 16
@@ -1296,8 +1345,10 @@ class Tester:
         return got_out, got_acc
 
     def gcm_expected(self, fname, key, h, acc, ctr, data):
-        out = xor(data, self.openssl.ecb_encrypt(key, counter_blocks(ctr, 0, len(data) // 16)))
-        return out, ghash_ref(h, acc, out if fname == 'gcm_ctr_then_hash' else data)
+        k = KINDS[fname]
+        out = xor(data, self.openssl.ecb_encrypt(key, counter_blocks(ctr, 0, len(data) // 16,
+                                                                     k.fmt)))
+        return out, HASH_REF[k.hash](h, acc, out if k.hash_out else data)
 
     def gcm_case(self, fname, key, h, acc, ctr, splits, in_place):
         """The calls of `splits` (block counts), chained, against one reference call."""
@@ -1306,7 +1357,7 @@ class Tester:
         out, a, done = b'', acc, 0
         try:
             for n in splits:
-                o, a = self.gcm_call(fname, key, h, a, add_ctr(ctr, done),
+                o, a = self.gcm_call(fname, key, h, a, add_ctr(ctr, done, self.kind.fmt),
                                      data[16 * done:16 * (done + n)], in_place)
                 out, done = out + o, done + n
         except Fault as e:
@@ -1321,7 +1372,7 @@ def ct_case(t, what, key_len, nblocks, in_place):
     counter and data must execute the same instructions and touch the same addresses."""
     rng, traces = t.rng, []
     offsets = [rng.randrange(64) for _ in range(6)]
-    fname = 'ghash_init' if what == 'ghash_init' else what
+    fname, k = what, KINDS[what]
     for _ in range(2):
         key, h = rng.randbytes(key_len), rng.randbytes(16)
         at = lambda i, base: base + offsets[i]
@@ -1332,13 +1383,13 @@ def ct_case(t, what, key_len, nblocks, in_place):
                                           readable=False, writable=True)
         hb = Region('h', at(4, 0x24000), h)
         bufs = [inb] + ([] if in_place else [out])
-        if what == 'ghash_init':
+        if what == k.init:
             regions = [hb, Region('hkey', HKEY_ADDR, bytes(1024), readable=False, writable=True)]
             args = [HKEY_ADDR, hb.start]
-        elif what == 'ctr32_xor':
+        elif k.hash is None:                      # ctr32_xor, ctr32le_xor
             regions, args = key_regions(key) + [ctr] + bufs, [KEY_ADDR, ctr.start, inb.start,
                                                               out.start, nblocks]
-        elif what == 'ghash':
+        elif what == k.hash:
             regions, args = [t.hkey_region(h), acc, inb], [HKEY_ADDR, acc.start, inb.start,
                                                            nblocks]
         else:
@@ -1365,46 +1416,52 @@ def ct_case(t, what, key_len, nblocks, in_place):
 
 def test_constant_time(t, what):
     counts = [0, 1, 2, 3, 4, 5, 8, 15, 16, 17, 31, 32, 33, 47, 64]
-    if what == 'ghash_init':
+    k = KINDS[what]
+    if what == k.init:
         t.result('constant time', ct_case(t, what, 16, 0, False))
         return
-    for key_len in ((16, 24, 32) if what not in ('ghash',) else (16,)):
+    for key_len in ((16, 24, 32) if what != k.hash else (16,)):
         for case, nblocks in enumerate(counts):
             in_place = case % 3 == 1
             t.result('constant time%s nblocks=%d%s' % (
-                '' if what == 'ghash' else ' AES-%d' % (8 * key_len), nblocks,
+                '' if what == k.hash else ' AES-%d' % (8 * key_len), nblocks,
                 ' in place' if in_place else ''),
                      ct_case(t, what, key_len, nblocks, in_place))
 
 
-def random_ctr(rng, case, nblocks):
+def random_ctr(rng, case, nblocks, fmt='ctr32'):
     ctr = bytearray(rng.randbytes(16))
-    if case % 3 == 0:                         # the low word wraps inside the call (n >= 2)
-        ctr[12:] = (2**32 - 1 - rng.randrange(max(nblocks - 1, 1))).to_bytes(4, 'big')
+    if case % 3 == 0:                         # the counter word wraps inside the call (n >= 2)
+        low = 2**32 - 1 - rng.randrange(max(nblocks - 1, 1))
+        if fmt == 'ctr32le':
+            ctr[:4] = low.to_bytes(4, 'little')
+        else:
+            ctr[12:] = low.to_bytes(4, 'big')
     return bytes(ctr)
 
 
 def test_function(t, what):
-    rng = t.rng
-    if what == 'ctr32_xor':
+    rng, k = t.rng, KINDS[what]
+    random_ctr_k = lambda rng, case, nblocks: random_ctr(rng, case, nblocks, k.fmt)
+    if k.hash is None:
         for key_len in (16, 24, 32):
             for case, nblocks in enumerate(CTR_NBLOCKS):
-                ctr, in_place = random_ctr(rng, case, nblocks), case % 5 == 0
+                ctr, in_place = random_ctr_k(rng, case, nblocks), case % 5 == 0
                 key = rng.randbytes(key_len)
                 t.result('AES-%d nblocks=%d ctr=%s%s' % (8 * key_len, nblocks, ctr.hex(),
                                                           ' in place' if in_place else ''),
                          t.ctr_case(key, nblocks, ctr, in_place))
-    elif what in ('ghash', 'ghash_init'):
+    elif what in (k.hash, k.init):
         hs = [rng.randbytes(16), b'\x80' + bytes(15), bytes(15) + b'\x01', b'\xff' * 16]
-        counts = GCM_NBLOCKS if what == 'ghash' else [1, 2, 7, 8, 16, 31, 32, 33, 64, 257]
-        if what == 'ghash_init':
+        counts = GCM_NBLOCKS if what == k.hash else [1, 2, 7, 8, 16, 31, 32, 33, 64, 257]
+        if what == k.init:
             hs = [rng.randbytes(16) for _ in range(6)] + hs + [bytes(16)]
-        for hi, h in enumerate(hs if what == 'ghash_init' else hs[:2]):
+        for hi, h in enumerate(hs if what == k.init else hs[:2]):
             for nblocks in counts:
                 acc = rng.randbytes(16) if nblocks % 2 else bytes(16)
                 t.result('H=%s nblocks=%d' % (h.hex(), nblocks),
                          t.ghash_case(h, acc, rng.randbytes(16 * nblocks)))
-        if what == 'ghash':
+        if what == k.hash:
             h = hs[2]
             for nblocks in [0, 1, 5, 17, 64]:
                 t.result('H=%s nblocks=%d' % (h.hex(), nblocks),
@@ -1412,7 +1469,7 @@ def test_function(t, what):
             # Two calls chained through acc.
             for n1, n2 in [(1, 1), (3, 40), (16, 16), (17, 31), (33, 8), (64, 100)]:
                 data, acc = rng.randbytes(16 * (n1 + n2)), rng.randbytes(16)
-                mid = ghash_ref(hs[0], acc, data[:16 * n1])
+                mid = HASH_REF[k.hash](hs[0], acc, data[:16 * n1])
                 t.result('split %d+%d, first call' % (n1, n2),
                          t.ghash_case(hs[0], acc, data[:16 * n1]))
                 t.result('split %d+%d, second call' % (n1, n2),
@@ -1426,20 +1483,20 @@ def test_function(t, what):
             key = rng.randbytes(key_len)
             h = t.openssl.ecb_encrypt(key, bytes(16))
             for case, nblocks in enumerate(GCM_NBLOCKS):
-                ctr, in_place = random_ctr(rng, case, nblocks), case % 5 == 0
+                ctr, in_place = random_ctr_k(rng, case, nblocks), case % 5 == 0
                 acc = rng.randbytes(16) if case % 4 else bytes(16)
                 t.result('AES-%d nblocks=%d ctr=%s%s' % (8 * key_len, nblocks, ctr.hex(),
                                                           ' in place' if in_place else ''),
                          t.gcm_case(what, key, h, acc, ctr, [nblocks], in_place))
             if key_len == 16:
                 for case, nblocks in enumerate(GCM_NBLOCKS_LONG):
-                    ctr, in_place = random_ctr(rng, case, nblocks), case % 4 == 1
+                    ctr, in_place = random_ctr_k(rng, case, nblocks), case % 4 == 1
                     t.result('AES-128 nblocks=%d ctr=%s%s' % (nblocks, ctr.hex(),
                                                                ' in place' if in_place else ''),
                              t.gcm_case(what, key, h, rng.randbytes(16), ctr, [nblocks], in_place))
             for case, splits in enumerate([(1, 1), (2, 31), (8, 8), (15, 17), (32, 0), (0, 32),
                                            (33, 64), (3, 5, 7), (100, 1)]):
-                ctr = random_ctr(rng, 0, sum(splits)) if case % 2 else rng.randbytes(16)
+                ctr = random_ctr_k(rng, 0, sum(splits)) if case % 2 else rng.randbytes(16)
                 t.result('AES-%d split %s ctr=%s' % (8 * key_len, '+'.join(map(str, splits)),
                                                      ctr.hex()),
                          t.gcm_case(what, key, h, rng.randbytes(16), ctr, splits, case % 3 == 0))
@@ -1450,7 +1507,7 @@ def test_function(t, what):
             cuts = sorted(rng.randrange(301) for _ in range(rng.randrange(4)))
             splits = [b - a for a, b in zip([0] + cuts, cuts + [rng.randrange(cuts[-1] if cuts
                                                                              else 0, 301)])]
-            ctr, in_place = random_ctr(rng, case, sum(splits)), rng.random() < 0.3
+            ctr, in_place = random_ctr_k(rng, case, sum(splits)), rng.random() < 0.3
             t.result('AES-%d random split %s ctr=%s%s' % (
                 8 * len(key), '+'.join(map(str, splits)), ctr.hex(),
                 ' in place' if in_place else ''),
@@ -1685,7 +1742,7 @@ def known_answers(rng):
 
 
 def main(argv):
-    rng, passed, failed = random.Random(SEED), 0, 0
+    rng, passed, failed, what = random.Random(SEED), 0, 0, None
     args = list(argv)
     native_so = native = None
     if '--native' in args:
@@ -1714,18 +1771,18 @@ def main(argv):
             if len(args) != 2:
                 sys.exit('usage: vaes_model.py OBJECT FUNCTION [--native SO]')
             path, function = args
-            m = re.fullmatch(r'(aesfast_vaes_avx(?:2|512)_)(ctr32_xor|ghash_init|ghash|'
-                             r'gcm_ctr_then_hash|gcm_hash_then_ctr)', function)
+            m = re.fullmatch(r'(aesfast_vaes_avx(?:2|512)_)(%s)' % '|'.join(KINDS), function)
             if not m:
                 raise ModelError('not a VAES kernel function: %s' % function)
             prefix, what = m.groups()
             openssl = OpenSSL()
             self_check(openssl, rng)
             gcm_reference_check(openssl, rng)
-            fns = {'name': prefix}
-            needed = [what] + ([] if what in ('ctr32_xor', 'ghash_init') else ['ghash_init'])
-            if what == 'ghash_init':
-                needed.append('ghash')
+            polyval_reference_check()
+            fns, k = {'name': prefix}, KINDS[what]
+            needed = [what] + ([] if k.init in (None, what) else [k.init])
+            if what == k.init:
+                needed.append(k.hash)
             for name in needed:
                 fns[name] = load_function(find_object(path, prefix + name, tmpdir), prefix + name,
                                           tmpdir, avx2_only='avx2' in prefix)
@@ -1738,7 +1795,7 @@ def main(argv):
                     native = Native(native_so)
                 else:
                     print('vaes_model: this CPU cannot run %s: model only' % function)
-            t = Tester(fns, openssl, rng, native)
+            t = Tester(fns, openssl, rng, native, what)
             t.tables = {}
             test_function(t, what)
             test_constant_time(t, what)
@@ -1746,8 +1803,8 @@ def main(argv):
     except ModelError as e:
         print('vaes_model: error: %s' % e)
         failed += 1
-    except Fault as e:                             # from ghash_init building a table
-        print('FAIL ghash_init: %s' % e)
+    except Fault as e:                             # from ghash_init/polyval_init building a table
+        print('FAIL %s: %s' % (KINDS[what].init if what else 'init', e))
         failed += 1
     print('vaes_model: %d passed, %d failed (%s%s)' % (
         passed, failed, args[1] if len(args) > 1 else '?', ', also on this CPU' if native else ''))

@@ -1,6 +1,6 @@
 /*
- * VAES tiers: GHASH with VPCLMULQDQ and AES-GCM, stitched, on 256-bit (AVX2) and 512-bit
- * (AVX-512) vectors, from one source.
+ * VAES tiers: GHASH and POLYVAL with VPCLMULQDQ, and AES-GCM and AES-GCM-SIV's open, stitched,
+ * on 256-bit (AVX2) and 512-bit (AVX-512) vectors, from one source.
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  *
@@ -10,6 +10,9 @@
  *   aesfast_T_ghash(hkey, acc, in, n)    acc = GHASH(acc, n blocks).
  *   aesfast_T_gcm_ctr_then_hash(key, hkey, acc, ctr, in, out, n)   seal: CTR, then GHASH(out).
  *   aesfast_T_gcm_hash_then_ctr(key, hkey, acc, ctr, in, out, n)   open: GHASH(in), then CTR.
+ *   aesfast_T_polyval_init(hkey, h), aesfast_T_polyval(hkey, acc, in, n)   the same for POLYVAL.
+ *   aesfast_T_gcmsiv_ctr_then_hash(key, hkey, acc, ctr, in, out, n)   GCM-SIV open: CTR with
+ *                                        the little-endian counter, then POLYVAL(out).
  *
  * CPU features: those of the same tier's ctr32_xor (see vaes.S) and VPCLMULQDQ (CPUID leaf 7
  * ECX[10]). The 512-bit functions also use AVX512F (VPTERNLOGD, VEXTRACTI64X4, VBROADCASTI32X4,
@@ -42,6 +45,19 @@
  *   ready for the next block, with no shifts in the loops. Powers: H'^(i+j) = mul(H'^i, H'^j)
  *   with the same multiply, since each factor contributes the one y it needs.
  *
+ * POLYVAL (GCM-SIV, RFC 8452) is this arithmetic with nothing around it
+ *   POLYVAL's field is GF(2)[y] / P'(y) with the bits of each block, read as a little-endian
+ *   integer, as the coefficients (bit i of y^i): the integer form A above, as loaded, with no
+ *   byte reversal. Its product is dot(a, b) = a b y^-128 mod P': the Montgomery product above,
+ *   exactly. So POLYVAL is the same macros with hash format "polyval" instead of "ghash": no
+ *   VPSHUFB of data blocks, acc or H, and H' = H (dot's own y^-128 is what the y premultiplied
+ *   into GHASH's H' made up for). This is RFC 8452's POLYVAL(H, X) =
+ *   rev(GHASH(mulX(rev(H)), rev(X))) read backwards: mulX is the product by x = 1/y, which
+ *   cancels the y of H'. The table has the same layout; GCM-SIV's open (CTR with the counter
+ *   format ctr32le of vaes_macros.h, then POLYVAL of the output) is the seal loop below with
+ *   both formats changed, and GCM-SIV's seal is polyval, then ctr32le_xor (vaes.S), since its
+ *   counter starts from the tag.
+ *
  * Many blocks, one reduction
  *   GHASH of 16 blocks X0..X15 from acc is (acc ^ X0) H^16 ^ X1 H^15 ^ ... ^ X15 H^1: sixteen
  *   independent products, added before one reduction (reduction is linear). Each vector of
@@ -50,11 +66,15 @@
  *   accumulators whose lanes are reduced together and only then XORed into one lane.
  *   Products use Karatsuba: MI = (a_lo ^ a_hi)(b_lo ^ b_hi) ^ LO ^ HI, 3 VPCLMULQDQ per vector
  *   instead of 4 for two more cheap XOR/shuffle operations; the ^ LO ^ HI is done once per 16
- *   blocks, on the sums. (On Zen 3 a ymm VPCLMULQDQ costs about four times a VAESENC in
- *   throughput, measured, and the stitched loop is bound by its 26 VPCLMULQDQs, not by AES:
- *   replacing every VAESENC by a VPXOR leaves its speed unchanged.)
+ *   blocks, on the sums. (Zen 3, measured with independent instructions: VAESENC ymm 2 per
+ *   cycle, VPCLMULQDQ ymm or xmm 1 per 2 cycles, VPXOR ymm 4 per cycle, but they share the
+ *   vector pipes: AES-128's 80 VAESENC(LAST) + 26 VPCLMULQDQ take 61 cycles, not 52, and with
+ *   the loop's ~100 XORs and 10 VPSHUFDs 78. That mix, not either unit alone, bounds the
+ *   stitched loop, which runs at 95-98 cycles per 16 blocks (AES-128); the unstitched GHASH
+ *   loop is at its VPCLMULQDQ bound, 52-53.)
  *
- * The hash-key table (aesfast_hash_key.tbl, 1024 bytes, 16-byte aligned only)
+ * The hash-key table (aesfast_hash_key.tbl, 1024 bytes, 16-byte aligned only; POLYVAL's the same
+ * with H' = H)
  *     bytes   0..255   H'^16, H'^15, ..., H'^1 (16 bytes each): the vector for blocks
  *                      i*VL/16 .. of a 16-block group is loaded from offset i*VL, and a group of
  *                      n < 16 blocks starts at offset 16*(16-n).
@@ -73,7 +93,8 @@
  *   Seal hashes the ciphertext of the previous iteration (read back from out) while encrypting
  *   the next: the first 16 blocks are encrypted alone, the last 16 hashed alone. Open hashes the
  *   current ciphertext while decrypting it; all loads of an iteration precede its stores, so
- *   in == out works. Counters are generated as in vaes.S (native form, inc32 per lane).
+ *   in == out works. Counters are generated as in vaes.S (native form, inc32 per lane, or
+ *   GCM-SIV's dword 0 as is), with the step and shuffle as memory operands.
  *
  *   Tail (fewer than 16 blocks): the keystream comes from the CTR tail of vaes_macros.h
  *   (_ctr_xor_tail_any); the hash loops over vectors of powers starting at H'^n, loading the last
@@ -89,7 +110,10 @@
  *   16 blocks per iteration, so both use H'^16..H'^1.
  *
  * Register roles in the GCM macros (V = ymm or zmm, as set by _set_veclen in vaes_macros.h):
- *   V0-V7 (V0-V3)  AES states                  V8   RKT: the current round key (256-bit)
+ *   V0-V7 (V0-V3)  AES states                  V8   RKT: the current round key (256-bit),
+ *                                              and GHP_V: H powers in the hash steps between
+ *                                              the rounds (loaded once for two products: as
+ *                                              VPCLMULQDQ memory operands, 13% slower on Zen 3)
  *   V9   CTR: next counters, native form       V10  GLO: sum of the LO products
  *   V11  GMI: sum of the middle products       V12  GHI: sum of the HI products
  *   V13  GD: a vector of data blocks           V14  GT: products and temporaries
@@ -149,11 +173,16 @@
         .byte 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12
         .byte 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12
         .byte 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12
-/* Per-lane counter steps for one vector: 4 blocks per zmm, then 2 blocks per ymm. */
-.Lctr_step4_vl:
+/* Per-lane counter steps for one vector: 4 blocks per zmm, 2 per ymm, in dword 3 for ctr32 and
+ * in dword 0 for ctr32le (see vaes_macros.h). */
+.Lctr_step4_ctr32_vl:
         .long 0, 0, 0, 4,  0, 0, 0, 4,  0, 0, 0, 4,  0, 0, 0, 4
-.Lctr_step2_vl:
+.Lctr_step4_ctr32le_vl:
+        .long 4, 0, 0, 0,  4, 0, 0, 0,  4, 0, 0, 0,  4, 0, 0, 0
+.Lctr_step2_ctr32_vl:
         .long 0, 0, 0, 2,  0, 0, 0, 2
+.Lctr_step2_ctr32le_vl:
+        .long 2, 0, 0, 0,  2, 0, 0, 0
 /* Byte indices 15..0 per lane: reverses each block (SP 800-38D order <-> the integer A). A
  * VPSHUFB memory operand, so it is as wide as a zmm. */
 .Lbswap128:
@@ -172,6 +201,7 @@
         .set            GD, V13
         .set            GT, V14
         .set            GACC, V15
+        .set            GHP_V, V8               /* RKT between the rounds' uses */
         .set            GACC_X, %xmm15
         .set            GHI_X, %xmm12
         .set            GHI_Y, %ymm12
@@ -194,39 +224,59 @@
 /* GHASH                                                                                      */
 /* ------------------------------------------------------------------------------------------ */
 
-/* GACC = the hash state from *acc as the integer A, in lane 0 (other lanes zero). */
-.macro _load_acc
-        vmovdqu         (ACCP), GACC_X          /* VEX: clears the rest of the register */
-        vpshufb         .Lbswap128(%rip), GACC_X, GACC_X
+/* \reg = its blocks as integers (and back): a byte reversal per lane for ghash, nothing for
+ * polyval, whose blocks already are the little-endian integers. */
+.macro _hash_bswap hfmt, reg
+.ifc \hfmt, ghash
+        vpshufb         .Lbswap128(%rip), \reg, \reg
+.else
+.ifnc \hfmt, polyval
+        .error "unknown hash format"
+.endif
+.endif
 .endm
 
-/* *acc = lane 0 of GACC in SP 800-38D byte order. */
-.macro _store_acc
+/* GACC = the hash state from *acc as the integer A, in lane 0 (other lanes zero). */
+.macro _load_acc hfmt
+        vmovdqu         (ACCP), GACC_X          /* VEX: clears the rest of the register */
+        _hash_bswap     \hfmt, GACC_X
+.endm
+
+/* *acc = lane 0 of GACC in the format's byte order (GHASH: SP 800-38D's). */
+.macro _store_acc hfmt
+.ifc \hfmt, ghash
         vpshufb         .Lbswap128(%rip), GACC_X, GT_X
         vmovdqu         GT_X, (ACCP)
+.else
+        _hash_bswap     \hfmt, GACC_X          /* (checks the format) */
+        vmovdqu         GACC_X, (ACCP)
+.endif
 .endm
 
 /*
  * GD (blocks as integers) times the powers at \disp(\hk) (Karatsuba terms 256 bytes on), lane by
- * lane, added to GLO/GMI/GHI; \first = 1 writes the sums instead.
+ * lane, added to GLO/GMI/GHI; \first = 1 writes the sums instead. The powers pass through GHP_V.
  * GMI gets the raw Karatsuba product (a_lo ^ a_hi)(b_lo ^ b_hi); _ghash_reduce fixes it.
  * In AT&T order VPCLMULQDQ is (imm, src2, src1, dst): imm bit 0 picks src1's qword, bit 4 src2's.
  */
 .macro _ghash_mul_acc hk, disp, first
+        _vmovdqu        \disp(\hk), GHP_V               /* the powers */
 .if \first
-        vpclmulqdq      $0x00, \disp(\hk), GD, GLO      /* a_lo * b_lo */
-        vpclmulqdq      $0x11, \disp(\hk), GD, GHI      /* a_hi * b_hi */
+        vpclmulqdq      $0x00, GHP_V, GD, GLO           /* a_lo * b_lo */
+        vpclmulqdq      $0x11, GHP_V, GD, GHI           /* a_hi * b_hi */
+        _vmovdqu        256+\disp(\hk), GHP_V           /* their Karatsuba terms */
         vpshufd         $0x4e, GD, GT                   /* qwords swapped */
         _vpxor          GD, GT, GT                      /* a_lo ^ a_hi in the low qword */
-        vpclmulqdq      $0x00, 256+\disp(\hk), GT, GMI  /* (a_lo ^ a_hi)(b_lo ^ b_hi) */
+        vpclmulqdq      $0x00, GHP_V, GT, GMI           /* (a_lo ^ a_hi)(b_lo ^ b_hi) */
 .else
-        vpclmulqdq      $0x00, \disp(\hk), GD, GT
+        vpclmulqdq      $0x00, GHP_V, GD, GT
         _vpxor          GT, GLO, GLO
-        vpclmulqdq      $0x11, \disp(\hk), GD, GT
+        vpclmulqdq      $0x11, GHP_V, GD, GT
         _vpxor          GT, GHI, GHI
+        _vmovdqu        256+\disp(\hk), GHP_V
         vpshufd         $0x4e, GD, GT
         _vpxor          GD, GT, GT
-        vpclmulqdq      $0x00, 256+\disp(\hk), GT, GT
+        vpclmulqdq      $0x00, GHP_V, GT, GT
         _vpxor          GT, GMI, GMI
 .endif
 .endm
@@ -238,9 +288,9 @@
  * NV-1, 0 (step 1 writing the sums), and only step 0 and the reduction are on the chain from
  * one group's hash state to the next.
  */
-.macro _ghash_step i, src, off
+.macro _ghash_step hfmt, i, src, off
         _vmovdqu        \off+\i*VL(\src), GD
-        vpshufb         .Lbswap128(%rip), GD, GD  /* blocks -> integers */
+        _hash_bswap     \hfmt, GD              /* blocks -> integers */
 .if \i == 0
         _vpxor          GACC, GD, GD
         _ghash_mul_acc  HKEY, 0, 0
@@ -274,13 +324,13 @@
 .endm
 
 /* GHASH of one whole 16-block group at \off(\src), unstitched. */
-.macro _ghash_group src, off
+.macro _ghash_group hfmt, src, off
 .irp i, 1,2,3,4,5,6,7
 .if \i < NV
-        _ghash_step     \i, \src, \off
+        _ghash_step     \hfmt, \i, \src, \off
 .endif
 .endr
-        _ghash_step     0, \src, \off
+        _ghash_step     \hfmt, 0, \src, \off
         _ghash_reduce
 .endm
 
@@ -289,7 +339,7 @@
  * H'^GCNT on (GHP), the last partial vector loaded with its missing lanes zeroed. Advances GSRC
  * and GHP; clobbers GCNT, GTMPQ, and k1 on zmm.
  */
-.macro _ghash_tail
+.macro _ghash_tail hfmt
         _vpxor          GLO, GLO, GLO
         _vpxor          GMI, GMI, GMI
         _vpxor          GHI, GHI, GHI
@@ -301,7 +351,7 @@
         cmp             $BPV, GCNT
         jb              .Lgt_part\@
         _vmovdqu        (GSRC), GD
-        vpshufb         .Lbswap128(%rip), GD, GD  /* blocks -> integers */
+        _hash_bswap     \hfmt, GD              /* blocks -> integers */
         _vpxor          GACC, GD, GD            /* the state into the first block ... */
         _vpxor          GACC, GACC, GACC        /* ... and only there */
         _ghash_mul_acc  GHP, 0, 0
@@ -320,43 +370,78 @@
         kmovq           GTMPQ, %k1
         vmovdqu8        (GSRC), %zmm13{%k1}{z}  /* GD; masked-off bytes are zero, never read */
 .endif
-        vpshufb         .Lbswap128(%rip), GD, GD  /* blocks -> integers */
+        _hash_bswap     \hfmt, GD              /* blocks -> integers */
         _vpxor          GACC, GD, GD
         _ghash_mul_acc  GHP, 0, 0
 .Lgt_reduce\@:
         _ghash_reduce
 .endm
 
-/* The body of aesfast_T_ghash(hkey, acc, in, nblocks). */
-.macro _ghash_fn
+/* The body of aesfast_T_ghash (\hfmt = ghash) and aesfast_T_polyval (polyval)(hkey, acc, in,
+ * nblocks). */
+.macro _ghash_fn hfmt
         test            GCNT, GCNT
         jz              .Lret\@
-        _load_acc
+        _load_acc       \hfmt
         sub             $16, GCNT
         jb              .Ltail\@
 .Lloop\@:
-        _ghash_group    GSRC, 0
+        _ghash_group    \hfmt, GSRC, 0
         add             $256, GSRC
         sub             $16, GCNT
         jae             .Lloop\@
 .Ltail\@:
         add             $16, GCNT
         jz              .Ldone\@
-        _ghash_tail
+        _ghash_tail     \hfmt
 .Ldone\@:
-        _store_acc
+        _store_acc      \hfmt
         vzeroupper
 .Lret\@:
         ret
 .endm
 
 /*
- * The body of aesfast_T_ghash_init(hkey, h): H' = y * Hrev mod P', then H'^2..H'^16 by
- * repeated multiplication (xmm, schoolbook, one at a time: this runs once per key), stored
- * as described at the top of this file. The same code for both widths.
+ * \dst = \a * \b, lane by lane: the product times y^-128 mod P' (schoolbook, then the two folds
+ * of _ghash_reduce). Registers all xmm or all ymm; \dst and \t0..\t2 distinct from \a and \b.
  */
-.macro _ghash_init_fn
+.macro _mont_mul a, b, dst, t0, t1, t2
+        vpclmulqdq      $0x00, \b, \a, \t0              /* LO */
+        vpclmulqdq      $0x01, \b, \a, \t1
+        vpclmulqdq      $0x10, \b, \a, \t2
+        vpxor           \t2, \t1, \t1                   /* MI */
+        vpclmulqdq      $0x11, \b, \a, \dst             /* HI */
+        vpclmulqdq      $0x10, .Lgfpoly(%rip), \t0, \t2 /* fold 1: L0 * C */
+        vpshufd         $0x4e, \t0, \t0
+        vpxor           \t2, \t1, \t1
+        vpxor           \t0, \t1, \t1
+        vpclmulqdq      $0x10, .Lgfpoly(%rip), \t1, \t2 /* fold 2: M0 * C */
+        vpshufd         $0x4e, \t1, \t1
+        vpxor           \t2, \dst, \dst
+        vpxor           \t1, \dst, \dst
+.endm
+
+/* Two powers (ymm \p: the higher one in lane 0) at \off of the table, and their Karatsuba
+ * terms 256 bytes on. */
+.macro _store_pows p, off
+        vmovdqu         \p, \off(%rdi)
+        vpshufd         $0x4e, \p, %ymm4
+        vpxor           \p, %ymm4, %ymm4                /* lo ^ hi in both qwords */
+        vmovdqu         %ymm4, 256+\off(%rdi)
+.endm
+
+/*
+ * The body of aesfast_T_ghash_init (\hfmt = ghash) and aesfast_T_polyval_init (polyval)(hkey,
+ * h): H' = y * Hrev mod P' (GHASH) or H itself (POLYVAL), then H'^2..H'^16, stored as described
+ * at the top of this file. GCM-SIV runs this for every nonce, so the powers come as a tree four
+ * multiplies deep instead of a chain of fifteen: H'^2; then [H'^2, H'^1] (a ymm, higher power in
+ * lane 0, as the table holds them) times H'^2 in both lanes gives [H'^4, H'^3]; those two pairs
+ * times H'^4 give H'^5..H'^8, and the four pairs times H'^8 give H'^9..H'^16. The same code
+ * (VEX, ymm) for both widths.
+ */
+.macro _ghash_init_fn hfmt
         vmovdqu         (%rsi), %xmm0
+.ifc \hfmt, ghash
         vpshufb         .Lbswap128(%rip), %xmm0, %xmm0  /* Hrev */
         vpshufd         $0xff, %xmm0, %xmm1
         vpsrad          $31, %xmm1, %xmm1               /* all ones iff bit 127 is set */
@@ -366,31 +451,29 @@
         vpsllq          $1, %xmm0, %xmm0
         vpxor           %xmm2, %xmm0, %xmm0
         vpxor           %xmm1, %xmm0, %xmm0             /* xmm0 = H' */
-        vmovdqa         %xmm0, %xmm3                    /* xmm3 = H'^k, k = 1 .. 16 */
-        mov             $240, %eax                      /* offset of H'^k: 16 * (16 - k) */
-.Lpow\@:
-        vmovdqu         %xmm3, (%rdi, %rax)
-        vpshufd         $0x4e, %xmm3, %xmm4
-        vpxor           %xmm3, %xmm4, %xmm4             /* lo ^ hi in both qwords */
-        vmovdqu         %xmm4, 256(%rdi, %rax)
-        sub             $16, %eax
-        jb              .Lpow_done\@
-        /* xmm3 = xmm3 * xmm0: LO, HI, MI = the two cross products, then _ghash_reduce's folds */
-        vpclmulqdq      $0x00, %xmm0, %xmm3, %xmm4
-        vpclmulqdq      $0x11, %xmm0, %xmm3, %xmm5
-        vpclmulqdq      $0x01, %xmm0, %xmm3, %xmm6
-        vpclmulqdq      $0x10, %xmm0, %xmm3, %xmm7
-        vpxor           %xmm7, %xmm6, %xmm6
-        vpclmulqdq      $0x10, .Lgfpoly(%rip), %xmm4, %xmm7
-        vpshufd         $0x4e, %xmm4, %xmm4
-        vpxor           %xmm7, %xmm6, %xmm6
-        vpxor           %xmm4, %xmm6, %xmm6
-        vpclmulqdq      $0x10, .Lgfpoly(%rip), %xmm6, %xmm7
-        vpshufd         $0x4e, %xmm6, %xmm6
-        vpxor           %xmm7, %xmm5, %xmm5
-        vpxor           %xmm6, %xmm5, %xmm3
-        jmp             .Lpow\@
-.Lpow_done\@:
+.else
+        _hash_bswap     \hfmt, %xmm0                    /* (checks the format) */
+.endif
+        _mont_mul       %xmm0, %xmm0, %xmm1, %xmm4, %xmm5, %xmm6        /* H'^2 */
+        vinserti128     $1, %xmm0, %ymm1, %ymm2                         /* [H'^2, H'^1] */
+        vinserti128     $1, %xmm1, %ymm1, %ymm1                         /* H'^2 in both lanes */
+        _mont_mul       %ymm2, %ymm1, %ymm3, %ymm4, %ymm5, %ymm6        /* [H'^4, H'^3] */
+        vinserti128     $1, %xmm3, %ymm3, %ymm1                         /* H'^4 in both lanes */
+        _mont_mul       %ymm2, %ymm1, %ymm7, %ymm4, %ymm5, %ymm6        /* [H'^6, H'^5] */
+        _mont_mul       %ymm3, %ymm1, %ymm8, %ymm4, %ymm5, %ymm6        /* [H'^8, H'^7] */
+        vinserti128     $1, %xmm8, %ymm8, %ymm1                         /* H'^8 in both lanes */
+        _mont_mul       %ymm2, %ymm1, %ymm9, %ymm4, %ymm5, %ymm6        /* [H'^10, H'^9] */
+        _mont_mul       %ymm3, %ymm1, %ymm10, %ymm4, %ymm5, %ymm6       /* [H'^12, H'^11] */
+        _mont_mul       %ymm7, %ymm1, %ymm11, %ymm4, %ymm5, %ymm6       /* [H'^14, H'^13] */
+        _mont_mul       %ymm8, %ymm1, %ymm12, %ymm4, %ymm5, %ymm6       /* [H'^16, H'^15] */
+        _store_pows     %ymm2, 224                      /* H'^k at 16 * (16 - k) */
+        _store_pows     %ymm3, 192
+        _store_pows     %ymm7, 160
+        _store_pows     %ymm8, 128
+        _store_pows     %ymm9, 96
+        _store_pows     %ymm10, 64
+        _store_pows     %ymm11, 32
+        _store_pows     %ymm12, 0
         vpxor           %xmm0, %xmm0, %xmm0
 .irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
         vmovdqu         %ymm0, 512+32*\i(%rdi)
@@ -400,7 +483,7 @@
 .endm
 
 /* ------------------------------------------------------------------------------------------ */
-/* GCM                                                                                        */
+/* GCM, and GCM-SIV's open                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 
 /* One AES round with the round key \j places before the last, on the NV states. */
@@ -415,14 +498,14 @@
 
 /* GHASH work item \k (0..8, after AES round RKEND-(9-k)) for mode \mode: the steps, in the order
  * 1..NV-1, 0, spread evenly over the slots, the reduction in the last one. */
-.macro _ghash_slot mode, k
+.macro _ghash_slot mode, k, hfmt
 .if \mode != 0
 .irp i, 0,1,2,3,4,5,6,7
 .if (\i < NV) && ((\k) * NV == ((\i + NV - 1) % NV) * 8)
 .if \mode == 1
-        _ghash_step     \i, OUT, -256           /* seal: the previous 16 ciphertext blocks */
+        _ghash_step     \hfmt, \i, OUT, -256   /* seal: the previous 16 ciphertext blocks */
 .else
-        _ghash_step     \i, IN, 0               /* open: this iteration's ciphertext */
+        _ghash_step     \hfmt, \i, IN, 0       /* open: this iteration's ciphertext */
 .endif
 .endif
 .endr
@@ -433,10 +516,11 @@
 .endm
 
 /*
- * One iteration: 16 blocks of CTR from IN to OUT, and for \mode = 1 (seal) or 2 (open) the
- * GHASH of 16 blocks interleaved with the rounds; \mode = 0 is CTR alone.
+ * One iteration: 16 blocks of CTR (counter format \fmt) from IN to OUT, and for \mode = 1
+ * (CTR, then hash) or 2 (hash, then CTR) the hash (format \hfmt) of 16 blocks interleaved with
+ * the rounds; \mode = 0 is CTR alone. The counter constants are memory operands here.
  */
-.macro _gcm_group mode
+.macro _gcm_group mode, fmt, hfmt
 .if VL == 32
         _vbroadcasti128 (KEY), RKT
         .set            GRK0, RKT
@@ -445,13 +529,11 @@
 .endif
 .irp i, 0,1,2,3,4,5,6,7
 .if \i < NV
-        vpshufb         .Lctr_bswap_vl(%rip), CTR, V\i  /* native -> counter blocks */
 .if VL == 32
-        vpaddd          .Lctr_step2_vl(%rip), CTR, CTR
+        _ctr_next       \fmt, V\i, GRK0, .Lctr_step2_\fmt\()_vl(%rip), .Lctr_bswap_vl(%rip)
 .else
-        vpaddd          .Lctr_step4_vl(%rip), CTR, CTR
+        _ctr_next       \fmt, V\i, GRK0, .Lctr_step4_\fmt\()_vl(%rip), .Lctr_bswap_vl(%rip)
 .endif
-        _vpxor          GRK0, V\i, V\i
 .endif
 .endr
         cmp             $12, ROUNDS
@@ -465,7 +547,7 @@
 .Lr128\@:
 .irp j, 9,8,7,6,5,4,3,2,1
         _gcm_round      \j
-        _ghash_slot     \mode, (9-\j)
+        _ghash_slot     \mode, (9-\j), \hfmt
 .endr
 .if VL == 32
         _vbroadcasti128 (RKEND), RKT
@@ -484,29 +566,34 @@
         add             $256, OUT
 .endm
 
-/* The body of aesfast_T_gcm_ctr_then_hash (\enc = 1) and aesfast_T_gcm_hash_then_ctr (0). */
-.macro _gcm_crypt enc
+/*
+ * The body of the stitched functions: \enc = 1 is CTR, then hash of the output, \enc = 0 hash of
+ * the input, then CTR; \fmt the counter format, \hfmt the hash. aesfast_T_gcm_ctr_then_hash is
+ * (1, ctr32, ghash), aesfast_T_gcm_hash_then_ctr (0, ctr32, ghash) and
+ * aesfast_T_gcmsiv_ctr_then_hash (1, ctr32le, polyval).
+ */
+.macro _gcm_crypt enc, fmt, hfmt
         mov             8(%rsp), NBLOCKS
         test            NBLOCKS, NBLOCKS
         jz              .Lret\@
         _load_key                               /* before the GHASH registers: on ymm they */
-        _ctr_init       ctr32                   /* share registers with the key and counter */
-        _load_acc
+        _ctr_init       \fmt                    /* share registers with the key and counter */
+        _load_acc       \hfmt
         sub             $16, NBLOCKS
         jb              .Ltail\@
 .if \enc
-        _gcm_group      0                       /* first 16 blocks: nothing to hash yet */
+        _gcm_group      0, \fmt, \hfmt        /* first 16 blocks: nothing to hash yet */
         sub             $16, NBLOCKS
         jb              .Lhash_last\@
 .Lloop\@:
-        _gcm_group      1
+        _gcm_group      1, \fmt, \hfmt
         sub             $16, NBLOCKS
         jae             .Lloop\@
 .Lhash_last\@:
-        _ghash_group    OUT, -256
+        _ghash_group    \hfmt, OUT, -256
 .else
 .Lloop\@:
-        _gcm_group      2
+        _gcm_group      2, \fmt, \hfmt
         sub             $16, NBLOCKS
         jae             .Lloop\@
 .endif
@@ -514,29 +601,29 @@
         add             $16, NBLOCKS            /* blocks left: 0..15 */
         jz              .Ldone\@
 .if \enc
-        _store_acc
+        _store_acc      \hfmt
         mov             OUT, GSRC
         _load_key
-        _ctr_consts     ctr32
-        _ctr_xor_tail_any ctr32, NV
-        _load_acc
+        _ctr_consts     \fmt
+        _ctr_xor_tail_any \fmt, NV
+        _load_acc       \hfmt
         mov             8(%rsp), GCNT
         and             $15, GCNT
-        _ghash_tail
+        _ghash_tail     \hfmt
 .else
         mov             IN, GSRC
         mov             NBLOCKS, GCNT
-        _ghash_tail
-        _store_acc
+        _ghash_tail     \hfmt
+        _store_acc      \hfmt
         mov             8(%rsp), NBLOCKS
         and             $15, NBLOCKS
         _load_key
-        _ctr_consts     ctr32
-        _ctr_xor_tail_any ctr32, NV
+        _ctr_consts     \fmt
+        _ctr_xor_tail_any \fmt, NV
         jmp             .Lfinish\@
 .endif
 .Ldone\@:
-        _store_acc
+        _store_acc      \hfmt
 .Lfinish\@:
         vzeroupper
 .Lret\@:
@@ -545,44 +632,45 @@
 
 /* ------------------------------------------------------------------------------------------ */
 
-/* 256-bit: 8 ymm (16 blocks) per iteration. */
-        _set_gcm_veclen 32
-AESFAST_FUNC(aesfast_vaes_avx2_ghash_init)
-        _ghash_init_fn
-AESFAST_END(aesfast_vaes_avx2_ghash_init)
+/* The functions of one width, set by _set_gcm_veclen; \t is the tier's part of the name. */
+.macro _gcm_functions t
+AESFAST_FUNC(aesfast_\t\()_ghash_init)
+        _ghash_init_fn  ghash
+AESFAST_END(aesfast_\t\()_ghash_init)
+
+AESFAST_FUNC(aesfast_\t\()_polyval_init)
+        _ghash_init_fn  polyval
+AESFAST_END(aesfast_\t\()_polyval_init)
 
         _ghash_args
-AESFAST_FUNC(aesfast_vaes_avx2_ghash)
-        _ghash_fn
-AESFAST_END(aesfast_vaes_avx2_ghash)
+AESFAST_FUNC(aesfast_\t\()_ghash)
+        _ghash_fn       ghash
+AESFAST_END(aesfast_\t\()_ghash)
+
+AESFAST_FUNC(aesfast_\t\()_polyval)
+        _ghash_fn       polyval
+AESFAST_END(aesfast_\t\()_polyval)
 
         _gcm_args
-AESFAST_FUNC(aesfast_vaes_avx2_gcm_ctr_then_hash)
-        _gcm_crypt      1
-AESFAST_END(aesfast_vaes_avx2_gcm_ctr_then_hash)
+AESFAST_FUNC(aesfast_\t\()_gcm_ctr_then_hash)
+        _gcm_crypt      1, ctr32, ghash
+AESFAST_END(aesfast_\t\()_gcm_ctr_then_hash)
 
-AESFAST_FUNC(aesfast_vaes_avx2_gcm_hash_then_ctr)
-        _gcm_crypt      0
-AESFAST_END(aesfast_vaes_avx2_gcm_hash_then_ctr)
+AESFAST_FUNC(aesfast_\t\()_gcm_hash_then_ctr)
+        _gcm_crypt      0, ctr32, ghash
+AESFAST_END(aesfast_\t\()_gcm_hash_then_ctr)
+
+AESFAST_FUNC(aesfast_\t\()_gcmsiv_ctr_then_hash)
+        _gcm_crypt      1, ctr32le, polyval
+AESFAST_END(aesfast_\t\()_gcmsiv_ctr_then_hash)
+.endm
+
+/* 256-bit: 8 ymm (16 blocks) per iteration. */
+        _set_gcm_veclen 32
+        _gcm_functions  vaes_avx2
 
 /* 512-bit: 4 zmm (16 blocks) per iteration. */
         _set_gcm_veclen 64
-AESFAST_FUNC(aesfast_vaes_avx512_ghash_init)
-        _ghash_init_fn
-AESFAST_END(aesfast_vaes_avx512_ghash_init)
-
-        _ghash_args
-AESFAST_FUNC(aesfast_vaes_avx512_ghash)
-        _ghash_fn
-AESFAST_END(aesfast_vaes_avx512_ghash)
-
-        _gcm_args
-AESFAST_FUNC(aesfast_vaes_avx512_gcm_ctr_then_hash)
-        _gcm_crypt      1
-AESFAST_END(aesfast_vaes_avx512_gcm_ctr_then_hash)
-
-AESFAST_FUNC(aesfast_vaes_avx512_gcm_hash_then_ctr)
-        _gcm_crypt      0
-AESFAST_END(aesfast_vaes_avx512_gcm_hash_then_ctr)
+        _gcm_functions  vaes_avx512
 
 #endif /* __x86_64__ */

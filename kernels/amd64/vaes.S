@@ -1,5 +1,6 @@
 /*
- * VAES tiers: AES-CTR32 on 256-bit (AVX2) and 512-bit (AVX-512) vectors, from one source.
+ * VAES tiers: AES-CTR32 (GCM's counter and GCM-SIV's) on 256-bit (AVX2) and 512-bit (AVX-512)
+ * vectors, from one source.
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  *
@@ -11,6 +12,9 @@
  *   aesfast_vaes_avx512_ctr32_xor   all of the above && AVX512F (EBX[16]) && AVX512BW (EBX[30])
  *                                   && XCR0[7:5] == 111b (opmask and ZMM state). The tier also
  *                                   requires AVX512VL (EBX[31]), which the GCM code will use.
+ *   aesfast_vaes_avx2_ctr32le_xor, aesfast_vaes_avx512_ctr32le_xor: the same as ctr32_xor of
+ *                                   their width, with GCM-SIV's little-endian counter in bytes
+ *                                   0..3 (aesfast_kernel.h); the same code, another counter format.
  *
  * Keys come from aesfast_aesni_set_key (kernels/amd64/aesni.S): the round keys are in FIPS-197
  * byte order, which is what (V)AESENC expects in memory.
@@ -26,9 +30,9 @@
  *   dword 3 of each lane is the counter as a little-endian integer. One VPADDD then advances all
  *   lanes modulo 2^32 with no carry into byte 11 (GCM's inc32), and one VPSHUFB with the same mask
  *   turns the native form back into counter blocks. Counter generation is isolated in the
- *   _ctr_init/_ctr_next macros, parameterized by the counter format, so that GCM-SIV's format (a
- *   little-endian uint32 in the FIRST 4 bytes, i.e. dword 0 as is) can be added later as a
- *   second format.
+ *   _ctr_init/_ctr_next macros, parameterized by the counter format: GCM-SIV's (ctr32le, a
+ *   little-endian uint32 in the FIRST 4 bytes) is dword 0 as it is, so its native form is the
+ *   counter block itself and only the dword that VPADDD increments differs.
  *
  *   The main loop keeps NVEC independent vectors in flight (NVEC * VL/16 blocks per iteration),
  *   enough to cover VAESENC's latency at its full throughput. The input XOR is folded into the
@@ -51,8 +55,9 @@
  * Register roles (V = ymm in the 256-bit variant, zmm in the 512-bit one):
  *   rdi KEY, rsi CTRP, rdx IN, rcx OUT, r8 NBLOCKS (arguments), eax ROUNDS, r9 RKEND
  *   V0-V7   blocks in flight                  V8   RKT: the current round key (256-bit only)
- *   V9      CTR: next counters, native form   V10  STEP: VL/16 in dword 3 of every lane
+ *   V9      CTR: next counters, native form   V10  STEP: VL/16 in dword 3 (ctr32le: 0) per lane
  *   V11     BSWAP: the counter shuffle mask   V14  TMP: last round key ^ input
+ *           (ctr32 only)
  *   RK0     rk[0]            (V12 / zmm17)    RKLAST the last round key    (V13 / zmm18)
  *   RKE1..  the round keys 1, 2, ... places before the last (V15 / zmm19-31)
  */
@@ -112,10 +117,18 @@ AESFAST_FUNC(aesfast_vaes_avx2_ctr32_xor)
         _aes_ctr_xor    ctr32, 8
 AESFAST_END(aesfast_vaes_avx2_ctr32_xor)
 
+AESFAST_FUNC(aesfast_vaes_avx2_ctr32le_xor)
+        _aes_ctr_xor    ctr32le, 8
+AESFAST_END(aesfast_vaes_avx2_ctr32le_xor)
+
 /* 512-bit: VAES + AVX-512, 4 blocks per zmm, 4 zmm (16 blocks) in flight. */
         _set_veclen     64
 AESFAST_FUNC(aesfast_vaes_avx512_ctr32_xor)
         _aes_ctr_xor    ctr32, 4
 AESFAST_END(aesfast_vaes_avx512_ctr32_xor)
+
+AESFAST_FUNC(aesfast_vaes_avx512_ctr32le_xor)
+        _aes_ctr_xor    ctr32le, 4
+AESFAST_END(aesfast_vaes_avx512_ctr32le_xor)
 
 #endif /* __x86_64__ */

@@ -9,7 +9,7 @@
  *
  * What is here: the counter constants (each including file gets its own copy in .rodata),
  * _set_veclen and its register roles (see the top of vaes.S), the VEX/EVEX mnemonic wrappers,
- * counter generation (_ctr_consts, _ctr_init, _ctr_next), the key and round macros
+ * counter generation in two formats (_ctr_consts, _ctr_init, _ctr_next), the key and round macros
  * (_load_key, _vaes_round, _aes_middle_rounds), and the CTR tail (_ctr_xor_tail and its
  * dispatcher _ctr_xor_tail_any).
  */
@@ -21,6 +21,9 @@
 /* Dword 3 of lane k = k: turns a counter broadcast to every lane into counters ctr+0..ctr+3. */
 .Llane_inc_ctr32:
         .long 0, 0, 0, 0,  0, 0, 0, 1,  0, 0, 0, 2,  0, 0, 0, 3
+/* The same in dword 0, for the little-endian counter. */
+.Llane_inc_ctr32le:
+        .long 0, 0, 0, 0,  1, 0, 0, 0,  2, 0, 0, 0,  3, 0, 0, 0
 /* Byte indices 0..11 then 15,14,13,12: reverses the last 4 bytes of a lane, keeps the first 12. */
 .Lbswap_ctr32:
         .byte 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12
@@ -29,6 +32,10 @@
         .long 0, 0, 0, 2
 .Lstep4_ctr32:
         .long 0, 0, 0, 4
+.Lstep2_ctr32le:
+        .long 2, 0, 0, 0
+.Lstep4_ctr32le:
+        .long 4, 0, 0, 0
 
 /*
  * _set_veclen 32|64: points the register names at ymm or zmm registers and sets VL (bytes per
@@ -114,44 +121,56 @@
 .endm
 
 /* ------------------------------------------------------------------------------------------ */
-/* Counter generation. fmt = ctr32: GCM's inc32, a big-endian uint32 in bytes 12..15.           */
-/* (GCM-SIV's format would use dword 0 as is: no shuffle, increments in dword 0.)               */
+/* Counter generation, for two counter formats \fmt:                                          */
+/*   ctr32    GCM's inc32: a big-endian uint32 in bytes 12..15. Native form: those 4 bytes    */
+/*            reversed (VPSHUFB with BSWAP), so dword 3 is the counter; it is incremented.    */
+/*   ctr32le  GCM-SIV's: a little-endian uint32 in bytes 0..3, i.e. dword 0 as it is: the     */
+/*            native form is the counter block itself (no shuffle); dword 0 is incremented.   */
+/* In both, VPADDD adds per dword, so the counter wraps mod 2^32 and the other 12 bytes never */
+/* change.                                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
-/* BSWAP and STEP for format \fmt (what _ctr_next needs besides CTR). */
+/* STEP, and BSWAP for ctr32 (what _ctr_next needs besides CTR). */
 .macro _ctr_consts fmt
 .ifc \fmt, ctr32
         _vbroadcasti128 .Lbswap_ctr32(%rip), BSWAP
-.if BPV == 2
-        _vbroadcasti128 .Lstep2_ctr32(%rip), STEP
 .else
-        _vbroadcasti128 .Lstep4_ctr32(%rip), STEP
-.endif
-.else
+.ifnc \fmt, ctr32le
         .error "_ctr_consts: unknown counter format"
 .endif
+.endif
+.if BPV == 2
+        _vbroadcasti128 .Lstep2_\fmt(%rip), STEP
+.else
+        _vbroadcasti128 .Lstep4_\fmt(%rip), STEP
+.endif
 .endm
 
-/* CTR = native counters ctr+0 .. ctr+BPV-1 from the block at (CTRP); sets BSWAP and STEP. */
+/* CTR = native counters ctr+0 .. ctr+BPV-1 from the block at (CTRP); sets STEP (and BSWAP). */
 .macro _ctr_init fmt
         _ctr_consts     \fmt
-.ifc \fmt, ctr32
         _vbroadcasti128 (CTRP), CTR
+.ifc \fmt, ctr32
         vpshufb         BSWAP, CTR, CTR         /* dword 3 of each lane = counter (LE) */
-        vpaddd          .Llane_inc_ctr32(%rip), CTR, CTR /* lane k: + k */
-.else
-        .error "_ctr_init: unknown counter format"
 .endif
+        vpaddd          .Llane_inc_\fmt(%rip), CTR, CTR /* lane k: + k */
 .endm
 
-/* \dst = the next BPV counter blocks; CTR advances by BPV (mod 2^32 per lane). */
-.macro _ctr_next fmt, dst
+/*
+ * \dst = the next BPV counter blocks XORed with \xkey (rk[0]); CTR advances by BPV (mod 2^32 per
+ * lane). \step and \bswap (registers or memory operands) default to STEP and BSWAP.
+ */
+.macro _ctr_next fmt, dst, xkey, step=STEP, bswap=BSWAP
 .ifc \fmt, ctr32
-        vpshufb         BSWAP, CTR, \dst        /* native -> big-endian counter blocks */
-        vpaddd          STEP, CTR, CTR
+        vpshufb         \bswap, CTR, \dst       /* native -> big-endian counter blocks */
+        _vpxor          \xkey, \dst, \dst
 .else
+.ifnc \fmt, ctr32le
         .error "_ctr_next: unknown counter format"
 .endif
+        _vpxor          \xkey, CTR, \dst        /* native = counter blocks */
+.endif
+        vpaddd          \step, CTR, CTR
 .endm
 
 /* ------------------------------------------------------------------------------------------ */
@@ -225,8 +244,7 @@
 .macro _ctr_blocks_n fmt, n
 .irp i, 0,1,2,3,4,5,6,7
 .if \i < \n
-        _ctr_next       \fmt, V\i
-        _vpxor          RK0, V\i, V\i
+        _ctr_next       \fmt, V\i, RK0
 .endif
 .endr
 .endm
