@@ -20,18 +20,40 @@
  * What one message is depends on the operation (--op):
  *   bulk  one EVP_EncryptUpdate on a context initialised once, as `openssl speed -evp` does: a
  *         stream cipher's (CTR) stream goes on; a GCM message grows (re-initialised with the next
- *         IV every BULK_MSG_MAX bytes, far below GCM's limit of 2^36 - 32 bytes per message);
+ *         IV every BULK_MSG_MAX bytes, far below GCM's limit of 2^36 - 32 bytes per message).
+ *         GCM-SIV cannot stream (the data of a message is one update), so its bulk message is
+ *         the only legal pattern with the least around it: an init with the next nonce only (the
+ *         key stays; the per-nonce keys are derived here), then one update; no AAD, no final
+ *         and no tag read (its final does no work in either provider: the update made the tag);
  *   seal  AEAD, as a TLS record layer does it: re-initialise with a fresh IV only (the key stays),
  *         --aad bytes of AAD (13 by default, a TLS 1.2 record's), one update, final, read the tag;
  *   open  AEAD: re-initialise for decryption with the IV only, the AAD, one update, set the tag,
- *         final (which must authenticate), on a message the default provider sealed.
- * A cipher gets the operations it has: stream ciphers bulk, GCM all three, other AEAD modes
- * (GCM-SIV) seal and open. Adding another kind of operation means one more run_* function and a
+ *         final (which must authenticate), on a message the default provider sealed. GCM-SIV's
+ *         tag is its initial counter, so there the tag is set first: IV-only init, set the tag,
+ *         AAD, one update, final.
+ * GCM-SIV's seal and open give a zero-length AAD update before the AAD, on both sides: OpenSSL's
+ * GCM-SIV (3.2 to 3.5 at least) keeps the AAD of the last message across an init and appends the
+ * next message's to it (wrong tags, and a buffer growing by --aad bytes a message) unless it is
+ * reset that way; aesfast forgets it at every init and takes the empty update as a no-op. The
+ * verify step runs two messages per side, so a provider that carries state from one message into
+ * the next fails it.
+ * A cipher gets the operations it has: stream ciphers bulk, GCM and GCM-SIV all three, other
+ * AEAD modes seal and open. Adding another kind of operation means one more run_* function and a
  * case in side_init().
+ *
+ * GCM-SIV lines have two more columns: aesfast's own AES-GCM of the same key length, timed in
+ * the same rounds (the three sides take turns slice by slice, every order equally often), and
+ * the median per-round ratio aesfast GCM-SIV / aesfast GCM for the same operation and size (for
+ * bulk, GCM's bulk as above: one growing message). When the reference has no GCM-SIV (OpenSSL
+ * 3.0 and 3.1; 3.2+ have it), the reference columns show "-" and that ratio is the only one.
+ * --no-gcm drops the extra side.
  *
  * Before timing, each cipher and operation runs 1 MiB through both providers and the outputs
  * (and tags) must be identical, each side must open the other's message and refuse it with one
- * tag bit flipped: a benchmark of wrong output is worthless.
+ * tag bit flipped: a benchmark of wrong output is worthless. Every AEAD side also opens its own
+ * bulk or sealed 1 MiB back to the plaintext and refuses it with a bit of the tag flipped, and
+ * GCM-SIV is checked against RFC 8452 vectors (128, 256) first, so a GCM-SIV without a
+ * reference is still checked; the extra GCM side is checked against the default provider's GCM.
  *
  * Programs find the provider under test through OPENSSL_CONF (a cnf activating it and default)
  * or OPENSSL_MODULES; either way OSSL_PROVIDER_load() below returns the one in use. Only
@@ -63,9 +85,15 @@
 #define BATCH_NS 250000.0 /* read the clock about every 0.25 ms: ~20 ns each, negligible */
 #define BULK_MSG_MAX ((uint64_t)1 << 34) /* bulk GCM: bytes in one message before the next IV */
 #define TAG_LEN 16
+#define MAX_SIDES 3 /* provider under test, reference, aesfast GCM beside a GCM-SIV */
 
-static const char *const default_ciphers[] = {"AES-128-CTR", "AES-192-CTR", "AES-256-CTR",
-                                              "AES-128-GCM", "AES-256-GCM"};
+#ifndef EVP_CIPH_GCM_SIV_MODE /* OpenSSL 3.2+ headers have it; 3.0's do not */
+#define EVP_CIPH_GCM_SIV_MODE 0x10005
+#endif
+
+static const char *const default_ciphers[] = {"AES-128-CTR",     "AES-192-CTR", "AES-256-CTR",
+                                              "AES-128-GCM",     "AES-256-GCM", "AES-128-GCM-SIV",
+                                              "AES-256-GCM-SIV"};
 /* Stream ciphers: powers of two as `openssl speed` (1 KiB where speed has 1 KiB); AEAD: 1420 B,
  * the payload of a full TLS record in a 1500-byte Ethernet frame, instead of 1 KiB. */
 static const size_t default_sizes_stream[] = {16, 64, 256, 1024, 8192, 16384, 1u << 20};
@@ -87,7 +115,7 @@ static struct {
     double ms;    /* per side, per round */
     double slice; /* length of one slice */
     size_t aad_len;
-    int csv, verbose;
+    int csv, verbose, no_gcm;
 } opt = {.provider = "aesfast", .rounds = 11, .ms = 60, .slice = 3, .aad_len = 13};
 
 /* One side of the comparison: a cipher fetched from one provider, and its context. */
@@ -95,7 +123,8 @@ struct side {
     const char *prov;
     EVP_CIPHER *cipher;
     EVP_CIPHER_CTX *ctx;
-    int aead;
+    int aead, siv;      /* an AEAD cipher; GCM-SIV */
+    uint8_t *out, *ct;  /* its output; the message it opens */
     int (*run)(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n);
     uint64_t batch;     /* messages between two clock reads */
     uint64_t msg_bytes; /* bulk AEAD: bytes in the current message */
@@ -104,6 +133,7 @@ struct side {
 };
 
 static uint8_t key[64], iv0[16], aad[256];
+static size_t buflen; /* of every buffer: the largest message, at least VERIFY_LEN */
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
@@ -144,13 +174,22 @@ static void next_iv(struct side *s)
 static int init_bulk(struct side *s)
 {
     s->msg_bytes = 0;
-    return EVP_EncryptInit_ex2(s->ctx, s->cipher, key, s->iv, NULL);
+    return EVP_EncryptInit_ex2(s->ctx, s->cipher, key, s->siv ? NULL : s->iv, NULL);
 }
 
 static int run_bulk(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n)
 {
     int outl;
 
+    if (s->siv) { /* a whole message each: the next nonce, one update */
+        for (uint64_t i = 0; i < n; i++) {
+            next_iv(s);
+            if (!EVP_EncryptInit_ex2(s->ctx, NULL, NULL, s->iv, NULL)
+                || !EVP_EncryptUpdate(s->ctx, out, &outl, in, (int)len))
+                return 0;
+        }
+        return 1;
+    }
     for (uint64_t i = 0; i < n; i++) {
         if (s->aead && s->msg_bytes + len > BULK_MSG_MAX) {
             next_iv(s);
@@ -179,6 +218,7 @@ static int run_seal(struct side *s, uint8_t *out, const uint8_t *in, size_t len,
     for (uint64_t i = 0; i < n; i++) {
         next_iv(s);
         if (!EVP_EncryptInit_ex2(s->ctx, NULL, NULL, s->iv, NULL)
+            || (s->siv && !EVP_EncryptUpdate(s->ctx, NULL, &outl, aad, 0))
             || (opt.aad_len && !EVP_EncryptUpdate(s->ctx, NULL, &outl, aad, (int)opt.aad_len))
             || !EVP_EncryptUpdate(s->ctx, out, &outl, in, (int)len)
             || !EVP_EncryptFinal_ex(s->ctx, out + outl, &outl)
@@ -188,7 +228,8 @@ static int run_seal(struct side *s, uint8_t *out, const uint8_t *in, size_t len,
     return 1;
 }
 
-/* Open: decrypt and authenticate one message (in, s->tag under s->iv) again and again. */
+/* Open: decrypt and authenticate one message (in, s->tag under s->iv) again and again. The tag
+ * goes in after the data for GCM (as TLS stacks do), before it for GCM-SIV (which needs it). */
 static int init_open(struct side *s)
 {
     return EVP_DecryptInit_ex2(s->ctx, s->cipher, key, NULL, NULL);
@@ -200,9 +241,11 @@ static int run_open(struct side *s, uint8_t *out, const uint8_t *in, size_t len,
 
     for (uint64_t i = 0; i < n; i++) {
         if (!EVP_DecryptInit_ex2(s->ctx, NULL, NULL, s->iv, NULL)
+            || (s->siv && EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_SET_TAG, TAG_LEN, s->tag) <= 0)
+            || (s->siv && !EVP_DecryptUpdate(s->ctx, NULL, &outl, aad, 0))
             || (opt.aad_len && !EVP_DecryptUpdate(s->ctx, NULL, &outl, aad, (int)opt.aad_len))
             || !EVP_DecryptUpdate(s->ctx, out, &outl, in, (int)len)
-            || EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_SET_TAG, TAG_LEN, s->tag) <= 0
+            || (!s->siv && EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_SET_TAG, TAG_LEN, s->tag) <= 0)
             || EVP_DecryptFinal_ex(s->ctx, out + outl, &outl) <= 0)
             return 0;
     }
@@ -223,6 +266,7 @@ static int has_op(const EVP_CIPHER *c, enum op op)
         case EVP_CIPH_STREAM_CIPHER:
             return !aead;
         case EVP_CIPH_GCM_MODE:
+        case EVP_CIPH_GCM_SIV_MODE:
             return aead;
         default:
             return 0;
@@ -243,7 +287,6 @@ static void side_init(struct side *s, enum op op)
         run_bulk, run_seal, run_open};
 
     memcpy(s->iv, iv0, sizeof(s->iv));
-    s->aead = (EVP_CIPHER_get_flags(s->cipher) & EVP_CIPH_FLAG_AEAD_CIPHER) != 0;
     s->run = run[op];
     if (!init[op](s))
         die("%s from %s: %s init failed", EVP_CIPHER_get0_name(s->cipher), s->prov, op_names[op]);
@@ -251,27 +294,40 @@ static void side_init(struct side *s, enum op op)
 
 /* ---- Setup and checks -------------------------------------------------------------------- */
 
-static void side_fetch(struct side *s, const char *name, const char *prov)
+/* Fetch name from provider prov into s; 0 if prov does not have it (and die_missing is 0). */
+static int side_fetch(struct side *s, const char *name, const char *prov, int die_missing)
 {
     char propq[128];
     const char *got;
 
+    memset(s, 0, sizeof(*s));
     snprintf(propq, sizeof(propq), "provider=%s", prov);
     s->prov = prov;
     s->cipher = EVP_CIPHER_fetch(NULL, name, propq);
-    if (s->cipher == NULL)
-        die("cannot fetch %s with \"%s\"", name, propq);
+    if (s->cipher == NULL) {
+        if (die_missing)
+            die("cannot fetch %s with \"%s\"", name, propq);
+        ERR_clear_error();
+        return 0;
+    }
     got = OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(s->cipher));
     if (got == NULL || strcmp(got, prov) != 0)
         die("%s fetched with \"%s\" comes from provider %s", name, propq, got ? got : "(none)");
-    if ((s->ctx = EVP_CIPHER_CTX_new()) == NULL)
+    s->aead = (EVP_CIPHER_get_flags(s->cipher) & EVP_CIPH_FLAG_AEAD_CIPHER) != 0;
+    s->siv = EVP_CIPHER_get_mode(s->cipher) == EVP_CIPH_GCM_SIV_MODE;
+    s->out = aligned_alloc(64, buflen);
+    s->ct = aligned_alloc(64, buflen);
+    if ((s->ctx = EVP_CIPHER_CTX_new()) == NULL || s->out == NULL || s->ct == NULL)
         die("out of memory");
+    return 1;
 }
 
 static void side_free(struct side *s)
 {
     EVP_CIPHER_CTX_free(s->ctx);
     EVP_CIPHER_free(s->cipher);
+    free(s->out);
+    free(s->ct);
 }
 
 /* One message of len bytes sealed by side ref's cipher under iv0 (a context of its own): the
@@ -291,59 +347,162 @@ static void seal_once(struct side *ref, uint8_t *ct, const uint8_t *in, size_t l
     EVP_CIPHER_CTX_free(ctx);
 }
 
+/* Open (k, iv, a, ct, tag) with cipher c in a context of its own, the tag set before the data
+ * (both GCM and GCM-SIV take that); the plaintext to out. 1 if it authenticates. */
+static int open_with(const EVP_CIPHER *c, const uint8_t *k, const uint8_t *iv, const uint8_t *a,
+                     size_t alen, const uint8_t *ct, size_t len, const uint8_t *tag, uint8_t *out)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    uint8_t t[TAG_LEN];
+    int outl = 0, outl2 = 0, ok;
+
+    memcpy(t, tag, TAG_LEN);
+    ok = ctx != NULL && EVP_DecryptInit_ex2(ctx, c, k, iv, NULL)
+         && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, TAG_LEN, t) > 0
+         && (alen == 0 || EVP_DecryptUpdate(ctx, NULL, &outl, a, (int)alen))
+         && EVP_DecryptUpdate(ctx, out, &outl, ct, (int)len)
+         && EVP_DecryptFinal_ex(ctx, out + outl, &outl2) > 0 && (size_t)outl + outl2 == len;
+    EVP_CIPHER_CTX_free(ctx);
+    ERR_clear_error();
+    return ok;
+}
+
+/* s opens its own message (ct, tag under iv, alen bytes of AAD) back to in, and refuses it with
+ * one tag bit flipped. */
+static void self_open(struct side *s, const char *what, const uint8_t *iv, size_t alen,
+                      const uint8_t *ct, const uint8_t *in, size_t len, const uint8_t *tag)
+{
+    const char *name = EVP_CIPHER_get0_name(s->cipher);
+    uint8_t forged[TAG_LEN];
+
+    memset(s->ct, 0x33, len);
+    if (!open_with(s->cipher, key, iv, aad, alen, ct, len, tag, s->ct)
+        || memcmp(s->ct, in, len) != 0)
+        die("%s from %s: its own %s message does not open to the plaintext", name, s->prov, what);
+    memcpy(forged, tag, TAG_LEN);
+    forged[TAG_LEN - 1] ^= 0x01;
+    if (open_with(s->cipher, key, iv, aad, alen, ct, len, forged, s->ct))
+        die("%s from %s: opens its own %s message with a wrong tag", name, s->prov, what);
+}
+
+static size_t unhex(uint8_t *out, const char *hex)
+{
+    size_t n = 0;
+
+    for (; hex[0] && hex[1]; hex += 2) {
+        unsigned int v;
+
+        sscanf(hex, "%2x", &v);
+        out[n++] = (uint8_t)v;
+    }
+    return n;
+}
+
+/* RFC 8452 vectors with AAD and a partial last block (from the BoringSSL copy in
+ * ../shared/vectors: appendix C.1's last AES-128 one, appendix C.2's AES-256 one of 20 bytes). */
+static void siv_kat(struct side *s)
+{
+    static const struct {
+        size_t keylen;
+        const char *key, *nonce, *aad, *pt, *ct, *tag;
+    } kat[] = {
+        {16, "f901cfe8a69615a93fdf7a98cad48179", "6245709fb18853f68d833640",
+         "7576f7028ec6eb5ea7e298342a94d4b202b370ef9768ec6561c4fe6b7e7296fa859c21",
+         "e42a3c02c25b64869e146d7b233987bddfc240871d", "391cc328d484a4f46406181bcd62efd9b3ee197d05",
+         "2d15506c84a9edd65e13e9d24a2a6e70"},
+        {32, "0100000000000000000000000000000000000000000000000000000000000000",
+         "030000000000000000000000", "010000000000000000000000000000000200",
+         "0300000000000000000000000000000004000000", "43dd0163cdb48f9fe3212bf61b201976067f342b",
+         "b879ad976d8242acc188ab59cabfe307"},
+    };
+    const char *name = EVP_CIPHER_get0_name(s->cipher);
+
+    for (size_t i = 0; i < sizeof(kat) / sizeof(*kat); i++) {
+        uint8_t k[32], n[12], a[64], p[64], c[64], t[TAG_LEN], got[64], gtag[TAG_LEN];
+        size_t alen, plen;
+        int outl, outl2;
+        EVP_CIPHER_CTX *ctx;
+
+        if ((size_t)EVP_CIPHER_get_key_length(s->cipher) != kat[i].keylen)
+            continue;
+        unhex(k, kat[i].key);
+        unhex(n, kat[i].nonce);
+        alen = unhex(a, kat[i].aad);
+        plen = unhex(p, kat[i].pt);
+        unhex(c, kat[i].ct);
+        unhex(t, kat[i].tag);
+        if ((ctx = EVP_CIPHER_CTX_new()) == NULL || !EVP_EncryptInit_ex2(ctx, s->cipher, k, n, NULL)
+            || !EVP_EncryptUpdate(ctx, NULL, &outl, a, (int)alen)
+            || !EVP_EncryptUpdate(ctx, got, &outl, p, (int)plen)
+            || !EVP_EncryptFinal_ex(ctx, got + outl, &outl2)
+            || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, TAG_LEN, gtag) <= 0
+            || memcmp(got, c, plen) != 0 || memcmp(gtag, t, TAG_LEN) != 0)
+            die("%s from %s: wrong RFC 8452 ciphertext or tag", name, s->prov);
+        EVP_CIPHER_CTX_free(ctx);
+        if (!open_with(s->cipher, k, n, a, alen, c, plen, t, got) || memcmp(got, p, plen) != 0)
+            die("%s from %s: does not open an RFC 8452 message", name, s->prov);
+        t[0] ^= 0x80;
+        if (open_with(s->cipher, k, n, a, alen, c, plen, t, got))
+            die("%s from %s: opens an RFC 8452 message with a wrong tag", name, s->prov);
+    }
+}
+
 /* Run op on the same 1 MiB through both sides and insist on identical output and tags. For open:
- * each side opens the message the other sealed, and refuses it with one tag bit flipped. */
-static void verify(struct side *a, struct side *b, enum op op, uint8_t *outa, uint8_t *outb,
-                   uint8_t *ct, const uint8_t *in)
+ * each side opens the message the other sealed, and refuses it with one tag bit flipped. With no
+ * b (a reference without the cipher), a is checked alone: the self_open() checks and, for open,
+ * its own sealed message. */
+static void verify(struct side *a, struct side *b, enum op op, const uint8_t *in)
 {
     const char *name = EVP_CIPHER_get0_name(a->cipher);
-    uint8_t tag[TAG_LEN];
+    uint8_t tag[TAG_LEN], fin[32];
     int outl;
+    struct side *sv[2] = {a, b};
+    int n = b ? 2 : 1;
 
-    if (EVP_CIPHER_get_key_length(a->cipher) != EVP_CIPHER_get_key_length(b->cipher)
-        || EVP_CIPHER_get_iv_length(a->cipher) != EVP_CIPHER_get_iv_length(b->cipher))
+    if (b && (EVP_CIPHER_get_key_length(a->cipher) != EVP_CIPHER_get_key_length(b->cipher)
+              || EVP_CIPHER_get_iv_length(a->cipher) != EVP_CIPHER_get_iv_length(b->cipher)))
         die("%s: key or IV length differs between %s and %s", name, a->prov, b->prov);
-    memset(outa, 0x11, VERIFY_LEN);
-    memset(outb, 0x22, VERIFY_LEN);
-    side_init(a, op);
-    side_init(b, op);
+    for (int k = 0; k < n; k++) {
+        memset(sv[k]->out, 0x11 * (k + 1), VERIFY_LEN);
+        side_init(sv[k], op);
+    }
     switch (op) {
     case OP_BULK:
-        if (!a->run(a, outa, in, VERIFY_LEN, 1) || !b->run(b, outb, in, VERIFY_LEN, 1))
-            die("%s: bulk encryption failed", name);
-        if (memcmp(outa, outb, VERIFY_LEN) != 0)
-            die("%s: %s and %s disagree on 1 MiB of bulk ciphertext", name, a->prov, b->prov);
-        if (a->aead) {
-            if (!EVP_EncryptFinal_ex(a->ctx, outa, &outl) || !EVP_EncryptFinal_ex(b->ctx, outb, &outl)
-                || EVP_CIPHER_CTX_ctrl(a->ctx, EVP_CTRL_AEAD_GET_TAG, TAG_LEN, a->tag) <= 0
-                || EVP_CIPHER_CTX_ctrl(b->ctx, EVP_CTRL_AEAD_GET_TAG, TAG_LEN, b->tag) <= 0)
-                die("%s: bulk final failed", name);
-            if (memcmp(a->tag, b->tag, TAG_LEN) != 0)
-                die("%s: %s and %s disagree on the bulk tag", name, a->prov, b->prov);
-        }
-        break;
     case OP_SEAL:
-        if (!a->run(a, outa, in, VERIFY_LEN, 1) || !b->run(b, outb, in, VERIFY_LEN, 1))
-            die("%s: sealing failed", name);
-        if (memcmp(outa, outb, VERIFY_LEN) != 0)
-            die("%s: %s and %s disagree on 1 MiB of ciphertext", name, a->prov, b->prov);
-        if (memcmp(a->tag, b->tag, TAG_LEN) != 0)
-            die("%s: %s and %s disagree on the tag", name, a->prov, b->prov);
+        for (int k = 0; k < n; k++) {
+            struct side *s = sv[k];
+
+            /* two messages (one growing one for GCM's bulk): the second must not depend on the
+             * first; s->out keeps the last */
+            if (!s->run(s, s->out, in, VERIFY_LEN, op == OP_BULK && !s->siv ? 1 : 2))
+                die("%s from %s: %s failed", name, s->prov, op_names[op]);
+            if (op == OP_BULK && s->aead
+                && (!EVP_EncryptFinal_ex(s->ctx, fin, &outl)
+                    || EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_GET_TAG, TAG_LEN, s->tag) <= 0))
+                die("%s from %s: bulk final failed", name, s->prov);
+            if (s->aead) /* s->iv: the IV of its (last and only) message */
+                self_open(s, op_names[op], s->iv, op == OP_SEAL ? opt.aad_len : 0, s->out, in,
+                          VERIFY_LEN, s->tag);
+        }
+        if (b && memcmp(a->out, b->out, VERIFY_LEN) != 0)
+            die("%s: %s and %s disagree on 1 MiB of %s ciphertext", name, a->prov, b->prov,
+                op_names[op]);
+        if (b && a->aead && memcmp(a->tag, b->tag, TAG_LEN) != 0)
+            die("%s: %s and %s disagree on the %s tag", name, a->prov, b->prov, op_names[op]);
         break;
     case OP_OPEN:
-        for (int k = 0; k < 2; k++) {
-            struct side *opener = k ? b : a, *sealer = k ? a : b;
-            uint8_t *out = k ? outb : outa;
+        for (int k = 0; k < n; k++) {
+            struct side *opener = sv[k], *sealer = sv[(k + 1) % n];
 
-            seal_once(sealer, ct, in, VERIFY_LEN, tag);
+            seal_once(sealer, opener->ct, in, VERIFY_LEN, tag);
             memcpy(opener->tag, tag, TAG_LEN);
-            if (!opener->run(opener, out, ct, VERIFY_LEN, 1))
+            if (!opener->run(opener, opener->out, opener->ct, VERIFY_LEN, 2))
                 die("%s: %s does not open a message %s sealed", name, opener->prov, sealer->prov);
-            if (memcmp(out, in, VERIFY_LEN) != 0)
+            if (memcmp(opener->out, in, VERIFY_LEN) != 0)
                 die("%s: %s opens a message %s sealed to the wrong plaintext", name, opener->prov,
                     sealer->prov);
             opener->tag[k % TAG_LEN] ^= 0x04;
-            if (opener->run(opener, out, ct, VERIFY_LEN, 1))
+            if (opener->run(opener, opener->out, opener->ct, VERIFY_LEN, 2))
                 die("%s: %s accepts a message with a wrong tag", name, opener->prov);
             ERR_clear_error();
         }
@@ -466,97 +625,202 @@ static int want_op(const EVP_CIPHER *c, enum op op)
     return asked && has_op(c, op);
 }
 
-/* Measure op on every size, a against b; one output line per size. */
-static void bench_op(struct side *a, struct side *b, enum op op, uint8_t *outa, uint8_t *outb,
-                     uint8_t *ct, const uint8_t *in)
+/* The orders in which the sides take their slices, by number of sides: every order equally often
+ * (for two sides: A B, B A, as before), so each pair is first and last equally often. */
+static const int order2[2][MAX_SIDES] = {{0, 1}, {1, 0}};
+static const int order3[6][MAX_SIDES] = {{0, 1, 2}, {2, 1, 0}, {1, 2, 0},
+                                         {0, 2, 1}, {2, 0, 1}, {1, 0, 2}};
+
+static void range(char *buf, size_t n, const double *sorted, int count)
+{
+    snprintf(buf, n, "%.3f..%.3f", sorted[0], sorted[count - 1]);
+}
+
+/* Measure op on every size: a (under test) against b (reference; NULL if it lacks the cipher)
+ * and g (aesfast's GCM beside a GCM-SIV; NULL if none); one output line per size. */
+static void bench_op(struct side *a, struct side *b, struct side *g, enum op op, const uint8_t *in)
 {
     const char *name = EVP_CIPHER_get0_name(a->cipher);
-    double ga[MAX_ROUNDS], gb[MAX_ROUNDS], ratio[MAX_ROUNDS];
-    int nslices = slices_per_round(), nsizes;
+    static double gbps[MAX_SIDES][MAX_ROUNDS];
+    double ratio[MAX_ROUNDS], gratio[MAX_ROUNDS], med[MAX_SIDES];
+    struct side *sv[MAX_SIDES];
+    int n = 0, ib = -1, ig = -1, nslices = slices_per_round(), nsizes;
     double slice_ms = opt.ms / nslices;
     const size_t *sizes = sizes_for(a->cipher, &nsizes);
 
-    verify(a, b, op, outa, outb, ct, in);
+    sv[n++] = a;
+    if (b)
+        ib = n, sv[n++] = b;
+    if (g)
+        ig = n, sv[n++] = g;
     for (int si = 0; si < nsizes; si++) {
         size_t len = sizes[si];
         double warm = opt.ms / 4 < 10 ? 10 : opt.ms / 4;
-        const uint8_t *src = in;
+        const uint8_t *src[MAX_SIDES];
+        char ra[32] = "-", rg[32] = "";
 
-        side_init(a, op);
-        side_init(b, op);
-        if (op == OP_OPEN) { /* both open the message the reference sealed under iv0 */
-            seal_once(b, ct, in, len, a->tag);
-            memcpy(b->tag, a->tag, TAG_LEN);
-            src = ct;
+        for (int k = 0; k < n; k++) {
+            side_init(sv[k], op);
+            src[k] = in;
         }
-        calibrate(a, outa, src, len, warm);
-        calibrate(b, outb, src, len, warm);
-        for (int r = 0; r < opt.rounds; r++) {
-            ga[r] = gb[r] = 0;
-            for (int k = 0; k < nslices; k++) {
-                double x, y;
+        if (op == OP_OPEN) {
+            /* a and b open the message the reference sealed under iv0 (a its own if there is
+             * no reference); g its own GCM message */
+            struct side *sealer = b ? b : a;
 
-                if ((r * nslices + k) % 2 == 0) {
-                    x = measure(a, outa, src, len, slice_ms);
-                    y = measure(b, outb, src, len, slice_ms);
-                } else {
-                    y = measure(b, outb, src, len, slice_ms);
-                    x = measure(a, outa, src, len, slice_ms);
-                }
-                ga[r] = x > ga[r] ? x : ga[r];
-                gb[r] = y > gb[r] ? y : gb[r];
+            seal_once(sealer, sealer->ct, in, len, sealer->tag);
+            if (b) {
+                memcpy(a->ct, b->ct, len);
+                memcpy(a->tag, b->tag, TAG_LEN);
             }
-            ratio[r] = ga[r] / gb[r];
-            if (opt.verbose)
-                fprintf(stderr, "  %s %s %zu round %d: %.3f %.3f GB/s ratio %.3f\n", name,
-                        op_names[op], len, r, ga[r], gb[r], ratio[r]);
+            if (g)
+                seal_once(g, g->ct, in, len, g->tag);
+            for (int k = 0; k < n; k++)
+                src[k] = sv[k]->ct;
+        }
+        for (int k = 0; k < n; k++)
+            calibrate(sv[k], sv[k]->out, src[k], len, warm);
+        for (int r = 0; r < opt.rounds; r++) {
+            for (int k = 0; k < n; k++)
+                gbps[k][r] = 0;
+            for (int sl = 0; sl < nslices; sl++) {
+                int t = r * nslices + sl;
+                const int *ord = n == 3 ? order3[t % 6] : order2[t % 2];
+
+                for (int j = 0; j < n; j++) {
+                    int k = n == 1 ? 0 : ord[j];
+                    double x = measure(sv[k], sv[k]->out, src[k], len, slice_ms);
+
+                    gbps[k][r] = x > gbps[k][r] ? x : gbps[k][r];
+                }
+            }
+            ratio[r] = ib >= 0 ? gbps[0][r] / gbps[ib][r] : 0;
+            gratio[r] = ig >= 0 ? gbps[0][r] / gbps[ig][r] : 0;
+            if (opt.verbose) {
+                fprintf(stderr, "  %s %s %zu round %d:", name, op_names[op], len, r);
+                for (int k = 0; k < n; k++)
+                    fprintf(stderr, " %s %.3f", sv[k]->prov, gbps[k][r]);
+                if (ib >= 0)
+                    fprintf(stderr, " ratio %.3f", ratio[r]);
+                if (ig >= 0)
+                    fprintf(stderr, " vs gcm %.3f", gratio[r]);
+                fputc('\n', stderr);
+            }
         }
 
-        double ma = median(ga, opt.rounds), mb = median(gb, opt.rounds);
-        double mr = median(ratio, opt.rounds); /* sorted now: ratio[0] min, last max */
+        for (int k = 0; k < n; k++)
+            med[k] = median(gbps[k], opt.rounds);
+        double mr = ib >= 0 ? median(ratio, opt.rounds) : 0; /* sorted now: [0] min, last max */
+        double mg = ig >= 0 ? median(gratio, opt.rounds) : 0;
 
-        if (opt.csv)
-            printf("%s,%s,%zu,%.4f,%.4f,%.4f\n", name, op_names[op], len, ma, mb, mr);
-        else
-            printf("%-16s %-5s %8zu %12.3f %12.3f %8.3f   %.3f..%.3f\n", name, op_names[op], len,
-                   ma, mb, mr, ratio[0], ratio[opt.rounds - 1]);
+        if (ib >= 0)
+            range(ra, sizeof(ra), ratio, opt.rounds);
+        if (ig >= 0)
+            range(rg, sizeof(rg), gratio, opt.rounds);
+        if (opt.csv) {
+            printf("%s,%s,%zu,%.4f,", name, op_names[op], len, med[0]);
+            if (ib >= 0)
+                printf("%.4f,%.4f,", med[ib], mr);
+            else
+                printf(",,");
+            if (ig >= 0)
+                printf("%.4f,%.4f\n", med[ig], mg);
+            else
+                printf(",\n");
+        } else {
+            char cb[16] = "-", cr[16] = "-";
+
+            if (ib >= 0) {
+                snprintf(cb, sizeof(cb), "%.3f", med[ib]);
+                snprintf(cr, sizeof(cr), "%.3f", mr);
+            }
+            printf("%-16s %-5s %8zu %12.3f %12s %8s   %-*s", name, op_names[op], len, med[0],
+                   cb, cr, ig >= 0 ? 14 : 0, ra);
+            if (ig >= 0)
+                printf(" %12.3f %8.3f   %s", med[ig], mg, rg);
+            printf("\n");
+        }
         fflush(stdout);
     }
 }
 
-static void bench_cipher(const char *name, uint8_t *outa, uint8_t *outb, uint8_t *ct,
-                         const uint8_t *in)
+/* The name of aesfast's GCM beside GCM-SIV cipher name ("AES-128-GCM-SIV" -> "AES-128-GCM"). */
+static const char *gcm_name(const char *name, char *buf, size_t n)
 {
-    struct side a, b; /* a: provider under test, b: reference */
-    int any = 0;
+    size_t len = strlen(name);
 
-    side_fetch(&a, name, opt.provider);
-    side_fetch(&b, name, REFERENCE);
+    if (len < 4 || len - 4 >= n || strcmp(name + len - 4, "-SIV") != 0)
+        return NULL;
+    memcpy(buf, name, len - 4);
+    buf[len - 4] = '\0';
+    return buf;
+}
+
+static void bench_cipher(const char *name, const uint8_t *in)
+{
+    struct side a, b, g, gref; /* a: provider under test, b: reference; g beside a GCM-SIV */
+    int any = 0, have_b, have_g = 0;
+    char gbuf[64];
+
+    side_fetch(&a, name, opt.provider, 1);
+    have_b = side_fetch(&b, name, REFERENCE, !a.siv);
+    if (a.siv) {
+        const char *gn = gcm_name(EVP_CIPHER_get0_name(a.cipher), gbuf, sizeof(gbuf));
+
+        siv_kat(&a);
+        if (have_b)
+            siv_kat(&b);
+        else
+            fprintf(stderr, "bench: %s: the %s provider of %s has no %s: %s's figures and the "
+                    "ratio to its own GCM only\n", name, REFERENCE,
+                    OpenSSL_version(OPENSSL_VERSION), name, opt.provider);
+        if (!opt.no_gcm && gn != NULL) {
+            side_fetch(&g, gn, opt.provider, 1);
+            side_fetch(&gref, gn, REFERENCE, 1);
+            have_g = 1;
+        }
+    }
     for (int op = 0; op < NOPS; op++) {
         if (!want_op(a.cipher, (enum op)op))
             continue;
-        bench_op(&a, &b, (enum op)op, outa, outb, ct, in);
+        verify(&a, have_b ? &b : NULL, (enum op)op, in);
+        if (have_g)
+            verify(&g, &gref, (enum op)op, in);
+        bench_op(&a, have_b ? &b : NULL, have_g ? &g : NULL, (enum op)op, in);
         any = 1;
     }
     if (!any)
         fprintf(stderr, "bench: %s has none of the operations asked for\n", name);
     side_free(&a);
-    side_free(&b);
+    if (have_b)
+        side_free(&b);
+    if (have_g) {
+        side_free(&g);
+        side_free(&gref);
+    }
 }
 
-/* How many (operation, size) lines cipher name gives, for the time estimate. */
+/* How many (operation, size, side) measurements cipher name gives, for the time estimate. */
 static int lines_for(const char *name)
 {
-    EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, name, "provider=" REFERENCE);
-    int n = 0, nsizes;
+    char propq[128];
+    EVP_CIPHER *c, *ref;
+    int n = 0, nsizes, nsides = 1;
 
-    if (c == NULL) {
+    snprintf(propq, sizeof(propq), "provider=%s", opt.provider);
+    if ((c = EVP_CIPHER_fetch(NULL, name, propq)) == NULL) {
         ERR_clear_error();
         return 0;
     }
+    if ((ref = EVP_CIPHER_fetch(NULL, name, "provider=" REFERENCE)) != NULL)
+        nsides++;
+    ERR_clear_error();
+    EVP_CIPHER_free(ref);
+    if (EVP_CIPHER_get_mode(c) == EVP_CIPH_GCM_SIV_MODE && !opt.no_gcm)
+        nsides++;
     sizes_for(c, &nsizes);
     for (int op = 0; op < NOPS; op++)
-        n += want_op(c, (enum op)op) ? nsizes : 0;
+        n += want_op(c, (enum op)op) ? nsizes * nsides : 0;
     EVP_CIPHER_free(c);
     return n;
 }
@@ -584,10 +848,12 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: bench [options]\n"
             "  --cipher NAME         cipher to measure, repeatable (default: AES-128/192/256-CTR,\n"
-            "                        AES-128-GCM, AES-256-GCM)\n"
+            "                        AES-128-GCM, AES-256-GCM, AES-128-GCM-SIV, AES-256-GCM-SIV)\n"
             "  --op OP[,OP...]       operations: bulk (one init, one update per message, as\n"
-            "                        `openssl speed -evp`), seal, open (AEAD: IV-only re-init,\n"
+            "                        `openssl speed -evp`; GCM-SIV: an IV-only init and one\n"
+            "                        update per message), seal, open (AEAD: IV-only re-init,\n"
             "                        AAD, one update, final, tag); default: all a cipher has\n"
+            "  --no-gcm              GCM-SIV without aesfast's AES-GCM beside it\n"
             "  --provider NAME       provider under test (default aesfast); reference: default\n"
             "  --rounds N            alternating rounds per size (default 11)\n"
             "  --time-per-round MS   milliseconds per side per round (default 60)\n"
@@ -597,7 +863,7 @@ static void usage(FILE *f)
             "                        16,64,256,1024,8192,16384,1m; AEAD 1420 instead of 1024)\n"
             "  --aad N               AAD bytes per sealed/opened message (default 13)\n"
             "  --csv                 CSV on stdout (cipher,op,size,aesfast_gbps,default_gbps,\n"
-            "                        ratio);\n"
+            "                        ratio,gcm_gbps,gcm_ratio; empty where there is none);\n"
             "                        the header goes to stderr\n"
             "  --verbose             print every round to stderr\n");
 }
@@ -615,6 +881,7 @@ static void parse_args(int argc, char **argv)
         {"aad", required_argument, NULL, 'a'},
         {"csv", no_argument, NULL, 'C'},
         {"verbose", no_argument, NULL, 'v'},
+        {"no-gcm", no_argument, NULL, 'G'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -686,6 +953,9 @@ static void parse_args(int argc, char **argv)
         case 'v':
             opt.verbose = 1;
             break;
+        case 'G':
+            opt.no_gcm = 1;
+            break;
         case 'h':
             usage(stdout);
             exit(0);
@@ -706,9 +976,8 @@ static void parse_args(int argc, char **argv)
 int main(int argc, char **argv)
 {
     OSSL_PROVIDER *ptest, *pref;
-    size_t buflen = VERIFY_LEN;
-    uint8_t *in, *outa, *outb, *ct;
-    int nlines = 0;
+    uint8_t *in;
+    int nlines = 0, any_siv = 0;
     FILE *hdr;
     double est;
 
@@ -729,15 +998,13 @@ int main(int argc, char **argv)
     if ((pref = OSSL_PROVIDER_load(NULL, REFERENCE)) == NULL)
         die("cannot load provider " REFERENCE);
 
+    buflen = VERIFY_LEN;
     for (int i = 0; i < opt.nsizes; i++)
         if (opt.sizes[i] > buflen)
             buflen = opt.sizes[i];
     buflen = (buflen + 63) & ~(size_t)63; /* aligned_alloc wants a multiple of the alignment */
     in = aligned_alloc(64, buflen);
-    outa = aligned_alloc(64, buflen);
-    outb = aligned_alloc(64, buflen);
-    ct = aligned_alloc(64, buflen);
-    if (in == NULL || outa == NULL || outb == NULL || ct == NULL)
+    if (in == NULL)
         die("out of memory");
     for (size_t i = 0; i < buflen; i++)
         in[i] = (uint8_t)(i * 131 + (i >> 8));
@@ -752,9 +1019,15 @@ int main(int argc, char **argv)
     memset(iv0 + 12, 0xff, 4);
     iv0[15] = 0xf0;
 
-    for (int i = 0; i < opt.nciphers; i++)
+    for (int i = 0; i < opt.nciphers; i++) {
+        EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, opt.ciphers[i], NULL);
+
         nlines += lines_for(opt.ciphers[i]);
-    est = nlines * (opt.rounds * 2 * opt.ms + 2 * (opt.ms / 4 < 10 ? 10 : opt.ms / 4)) / 1000;
+        any_siv |= c != NULL && EVP_CIPHER_get_mode(c) == EVP_CIPH_GCM_SIV_MODE && !opt.no_gcm;
+        EVP_CIPHER_free(c);
+        ERR_clear_error();
+    }
+    est = nlines * (opt.rounds * opt.ms + (opt.ms / 4 < 10 ? 10 : opt.ms / 4)) / 1000;
     hdr = opt.csv ? stderr : stdout;
     fprintf(hdr, "libcrypto:  %s\n", OpenSSL_version(OPENSSL_VERSION));
     fprintf(hdr, "cpu:        %s\n", cpu_model());
@@ -764,25 +1037,28 @@ int main(int argc, char **argv)
             "method:     %d rounds x %.0f ms per side, alternating in %.1f ms slices; "
             "best slice per round, median over rounds; ~%.0f s\n",
             opt.rounds, opt.ms, opt.ms / slices_per_round(), est);
+    if (any_siv)
+        fprintf(hdr, "gcm:        GCM-SIV lines: %s's own AES-GCM beside it, and GCM-SIV / GCM\n",
+                opt.provider);
     if (opt.csv)
-        printf("cipher,op,size,aesfast_gbps,default_gbps,ratio\n");
+        printf("cipher,op,size,aesfast_gbps,default_gbps,ratio,gcm_gbps,gcm_ratio\n");
     else {
         char ca[64], cb[64];
 
         snprintf(ca, sizeof(ca), "%s GB/s", opt.provider);
         snprintf(cb, sizeof(cb), "%s GB/s", REFERENCE);
-        printf("%-16s %-5s %8s %12s %12s %8s   %s\n", "cipher", "op", "bytes", ca, cb, "ratio",
-               "ratio min..max");
+        printf("%-16s %-5s %8s %12s %12s %8s   %-*s", "cipher", "op", "bytes", ca, cb, "ratio",
+               any_siv ? 14 : 0, "ratio min..max");
+        if (any_siv)
+            printf(" %12s %8s   %s", "gcm GB/s", "siv/gcm", "min..max");
+        printf("\n");
     }
     fflush(stdout);
 
     for (int i = 0; i < opt.nciphers; i++)
-        bench_cipher(opt.ciphers[i], outa, outb, ct, in);
+        bench_cipher(opt.ciphers[i], in);
 
     free(in);
-    free(outa);
-    free(outb);
-    free(ct);
     OSSL_PROVIDER_unload(ptest);
     OSSL_PROVIDER_unload(pref);
     return 0;
