@@ -4,8 +4,8 @@
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  *
- * usage: diff --mode ctr|gcm [--cases N] [--seed S] [--case I] [--max-len N] [--provider NAME]
- *             [--expect-kernel NAME]
+ * usage: diff --mode ctr|gcm|gcmsiv [--cases N] [--seed S] [--case I] [--max-len N]
+ *             [--provider NAME] [--expect-kernel NAME]
  *
  * Every case draws, from a PRNG seeded by (seed, case index) alone, its inputs and the way they
  * are fed; a failure prints a command that replays that one case. "--provider default" runs the
@@ -48,6 +48,32 @@
  *   17 bytes, update and final after final. Tampered messages must fail on both. Case 3 of every
  *   25 also encrypts with no IV set (the providers draw one; decrypting with none must fail):
  *   the default provider must decrypt the result under the IV the "iv" parameter reports.
+ *
+ * --mode gcmsiv (AES-128/192/256-GCM-SIV, RFC 8452; needs a default provider that has it, OpenSSL
+ * 3.2+: on 3.0 the program exits 77, skipped, with the reason):
+ *   - a key size and key, a 12-byte nonce, AAD of 0..1 KiB, data as for GCM (mostly 0..512 bytes,
+ *     some up to 64 KiB) plus 1..4 MiB in 1 case of every 2000 and 10000 (--max-len reduces all);
+ *   - the reference: the default provider's seal in one update each, on a fresh provider context;
+ *   Each case seals, opens and, half the time, opens with one bit of the tag, the AAD or the
+ *   ciphertext flipped, each on both providers in lockstep (results, output lengths, outputs
+ *   and tags must agree, and agree with the reference). The default provider's known flaws are
+ *   kept out of its side only: its AAD survives an init that does not name the cipher (so such a
+ *   re-init is followed, there only, by an empty AAD update, which resets its AAD), it takes an
+ *   empty AAD update as that reset (so empty AAD chunks go to aesfast only, where they are
+ *   no-ops), and its final fails for an empty message sealed with no data update (aesfast's seals
+ *   it: so that is done on aesfast only). Per stream, at random: a reused context (half the time
+ *   first left with a message's AAD, and perhaps data, under another nonce: aesfast's next init
+ *   must start afresh), the init sequence (six ways: nonce before or after the key, the nonce
+ *   alone on a reused context, or the cipher named first: a new provider context), the tag set
+ *   by ctrl or parameter after the init, between its two calls, or as an init parameter, AAD
+ *   update sizes, EVP_Cipher instead of update/final, EVP_CIPHER_CTX_copy mid-AAD, the data in
+ *   one update, in place or not, at offsets 0..15, canaries around the output; an empty message
+ *   by final alone; a second data update after final, which both must refuse; and in case 5 of
+ *   every 20 the "speed" parameter: 2..4 messages in one context under the same nonce and AAD
+ *   (sealing: other messages, each tag read after its update; opening: the same one again).
+ *   A tampered open must fail on both: aesfast in the data update, with every output byte zero
+ *   (wiped: none of the unverified plaintext left) and the canaries intact; the default provider
+ *   at final (its update releases the unverified plaintext, which is not compared).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -2242,8 +2268,9 @@ static void usage(void)
             "  --cases N            number of cases (default %d)\n"
             "  --seed S             PRNG seed, decimal or 0x hex (default 0x%016llx)\n"
             "  --case I             run only case I (to replay a failure)\n"
-            "  --max-len N          gcm, gcmsiv: data of at most N bytes (N >= 64; smaller cases for runs\n"
-            "                       under an emulator: the same draws, lengths reduced mod N + 1)\n"
+            "  --max-len N          gcm, gcmsiv: data of at most N bytes (N >= 64; smaller cases\n"
+            "                       for runs under an emulator: the same draws, lengths reduced\n"
+            "                       mod N + 1)\n"
             "  --provider NAME      provider under test (default aesfast; \"default\" for the "
             "self-check)\n"
             "  --expect-kernel NAME fail unless the provider's aesfast-kernel is NAME\n",
