@@ -4,8 +4,8 @@
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  *
- * usage: diff --mode ctr|gcm [--cases N] [--seed S] [--case I] [--max-len N] [--provider NAME]
- *             [--expect-kernel NAME]
+ * usage: diff --mode ctr|gcm|gcmsiv [--cases N] [--seed S] [--case I] [--max-len N]
+ *             [--provider NAME] [--expect-kernel NAME]
  *
  * Every case draws, from a PRNG seeded by (seed, case index) alone, its inputs and the way they
  * are fed; a failure prints a command that replays that one case. "--provider default" runs the
@@ -48,6 +48,32 @@
  *   17 bytes, update and final after final. Tampered messages must fail on both. Case 3 of every
  *   25 also encrypts with no IV set (the providers draw one; decrypting with none must fail):
  *   the default provider must decrypt the result under the IV the "iv" parameter reports.
+ *
+ * --mode gcmsiv (AES-128/192/256-GCM-SIV, RFC 8452; needs a default provider that has it, OpenSSL
+ * 3.2+: on 3.0 the program exits 77, skipped, with the reason):
+ *   - a key size and key, a 12-byte nonce, AAD of 0..1 KiB, data as for GCM (mostly 0..512 bytes,
+ *     some up to 64 KiB) plus 1..4 MiB in 1 case of every 4000 and 10000 (--max-len reduces all);
+ *   - the reference: the default provider's seal in one update each, on a fresh provider context;
+ *   Each case seals, opens and, half the time, opens with one bit of the tag, the AAD or the
+ *   ciphertext flipped, each on both providers in lockstep (results, output lengths, outputs
+ *   and tags must agree, and agree with the reference). The default provider's known flaws are
+ *   kept out of its side only: its AAD survives an init that does not name the cipher (so such a
+ *   re-init is followed, there only, by an empty AAD update, which resets its AAD), it takes an
+ *   empty AAD update as that reset (so empty AAD chunks go to aesfast only, where they are
+ *   no-ops), and its final fails for an empty message sealed with no data update (aesfast's seals
+ *   it: so that is done on aesfast only). Per stream, at random: a reused context (half the time
+ *   first left with a message's AAD, and perhaps data, under another nonce: aesfast's next init
+ *   must start afresh), the init sequence (six ways: nonce before or after the key, the nonce
+ *   alone on a reused context, or the cipher named first: a new provider context), the tag set
+ *   by ctrl or parameter after the init, between its two calls, or as an init parameter, AAD
+ *   update sizes, EVP_Cipher instead of update/final, EVP_CIPHER_CTX_copy mid-AAD, the data in
+ *   one update, in place or not, at offsets 0..15, canaries around the output; an empty message
+ *   by final alone; a second data update after final, which both must refuse; and in case 5 of
+ *   every 20 the "speed" parameter: 2..4 messages in one context under the same nonce and AAD
+ *   (sealing: other messages, each tag read after its update; opening: the same one again).
+ *   A tampered open must fail on both: aesfast in the data update, with every output byte zero
+ *   (wiped: none of the unverified plaintext left) and the canaries intact; the default provider
+ *   at final (its update releases the unverified plaintext, which is not compared).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -87,6 +113,9 @@ struct harness {
     uint64_t stricter; /* GCM: refusals after a failed final where default goes on */
     uint64_t ecalls;   /* GCM: streams through EVP_Cipher */
     uint64_t random_ivs; /* GCM: encryptions with an IV the provider drew */
+    /* GCM-SIV: empty AAD updates resetting default's AAD, "speed" streams, empty messages by
+     * final alone, failed opens checked wiped, second data updates refused */
+    uint64_t resets, speeds, final_only, wiped, again;
 };
 
 static void *xmalloc(size_t n)
@@ -1665,19 +1694,583 @@ static void gcm_run_case(struct harness *h, uint64_t index)
     h->cases++;
 }
 
+/* ==== GCM-SIV ================================================================================= */
+
+static const char *const siv_algs[3] = {"AES-128-GCM-SIV", "AES-192-GCM-SIV", "AES-256-GCM-SIV"};
+
+#ifndef EVP_CIPH_GCM_SIV_MODE /* 3.2+ headers; the value is the same on every version */
+#define EVP_CIPH_GCM_SIV_MODE 0x10005
+#endif
+#ifndef OSSL_CIPHER_PARAM_SPEED
+#define OSSL_CIPHER_PARAM_SPEED "speed"
+#endif
+#define SIV_NONCE 12
+#define SIV_TAG 16
+#define SIV_MAX_AAD 1024
+#define SIV_SPEED_PERIOD 20 /* case 5 of every this many: the "speed" parameter, 2..4 messages */
+#define SIV_SPEED_MAX 4
+#define SIV_BIG_PERIOD 4000 /* case 1009 of every this many: 1..4 MiB (besides gcm_gen_len's) */
+
+struct scase {
+    uint64_t index;
+    int ks;
+    uint8_t key[32], nonce[SIV_NONCE], nonce2[SIV_NONCE]; /* nonce2: a dirtying message's */
+    size_t aadlen, len;
+    uint8_t aad[SIV_MAX_AAD];
+    uint8_t *pt, *ct, tag[SIV_TAG]; /* ct, tag: the default provider's, on a fresh context */
+    char trace[512];
+};
+
+static void siv_fail(struct harness *h, const struct scase *c, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void siv_fail(struct harness *h, const struct scase *c, const char *fmt, ...)
+{
+    va_list ap;
+
+    fflush(stdout);
+    fprintf(stderr, "diff: FAIL mode=gcmsiv seed=0x%016llx case=%llu %s aadlen=%zu len=%zu key=",
+            (unsigned long long)h->seed, (unsigned long long)c->index, siv_algs[c->ks],
+            c->aadlen, c->len);
+    tu_hex_print(stderr, c->key, keylens[c->ks]);
+    fprintf(stderr, " nonce=");
+    tu_hex_print(stderr, c->nonce, SIV_NONCE);
+    if (c->aadlen <= 64 && c->len <= 64) {
+        fprintf(stderr, " aad=");
+        tu_hex_print(stderr, c->aad, c->aadlen);
+        fprintf(stderr, " pt=");
+        tu_hex_print(stderr, c->pt, c->len);
+    }
+    fprintf(stderr, " [%s]: ", c->trace);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\ndiff: replay with: diff --mode gcmsiv --seed 0x%016llx --case %llu "
+            "--provider %s\n", (unsigned long long)h->seed, (unsigned long long)c->index,
+            h->prov.test_name);
+    ERR_print_errors_fp(stderr);
+    h->failures++;
+}
+
+static void strace(struct scase *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void strace(struct scase *c, const char *fmt, ...)
+{
+    size_t used = strlen(c->trace);
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(c->trace + used, sizeof(c->trace) - used, fmt, ap);
+    va_end(ap);
+}
+
+static int siv_set_tag(EVP_CIPHER_CTX *x, const uint8_t *tag, int by_param)
+{
+    OSSL_PARAM p[2] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, (void *)tag,
+                                                         SIV_TAG),
+                       OSSL_PARAM_construct_end()};
+
+    if (!by_param)
+        return EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, SIV_TAG, (void *)tag);
+    return EVP_CIPHER_CTX_set_params(x, p);
+}
+
+static int siv_set_speed(EVP_CIPHER_CTX *x)
+{
+    unsigned int one = 1;
+    OSSL_PARAM p[2] = {OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_SPEED, &one),
+                       OSSL_PARAM_construct_end()};
+
+    return EVP_CIPHER_CTX_set_params(x, p);
+}
+
+/*
+ * The default provider's GCM-SIV in one update each for AAD and data, on a fresh provider
+ * context (an init naming the cipher makes a new one: no AAD of an earlier message can reach
+ * this one). enc fills tag; !enc checks it. Returns the final's result.
+ */
+static int siv_ref(struct harness *h, int ks, const uint8_t *key, const uint8_t *nonce,
+                   const uint8_t *aad, size_t aadlen, int enc, const uint8_t *in, uint8_t *out,
+                   size_t len, uint8_t *tag)
+{
+    EVP_CIPHER_CTX *x = h->refctx;
+    uint8_t none[1] = {0}, fin[16];
+    int outl = -1, ok;
+
+    if (!EVP_CipherInit_ex2(x, h->ref[ks], key, nonce, enc, NULL)
+        || (aadlen != 0 && !EVP_CipherUpdate(x, NULL, &outl, aad, (int)aadlen))
+        || (!enc && !siv_set_tag(x, tag, 0))
+        || !EVP_CipherUpdate(x, len != 0 ? out : none, &outl, len != 0 ? in : none, (int)len)
+        || outl != (int)len)
+        tu_die("reference (default provider) %s of %zu bytes failed", siv_algs[ks], len);
+    ok = EVP_CipherFinal_ex(x, fin, &outl);
+    if (enc && (!ok || !EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, SIV_TAG, tag)))
+        tu_die("reference (default provider) %s final failed", siv_algs[ks]);
+    if (!ok)
+        ERR_clear_error();
+    return ok;
+}
+
+static void siv_gen(struct harness *h, struct scase *c, tu_rng *r)
+{
+    uint8_t back[SIV_TAG];
+    uint64_t u;
+
+    c->ks = (int)tu_rng_below(r, 3);
+    tu_rng_fill(r, c->key, sizeof(c->key));
+    tu_rng_fill(r, c->nonce, SIV_NONCE);
+    tu_rng_fill(r, c->nonce2, SIV_NONCE);
+    /* AAD: 25% none, 40% 1..32 bytes, 25% 33..256, 10% 257..1024. */
+    u = tu_rng_below(r, 20);
+    c->aadlen = u < 5 ? 0 : u < 13 ? 1 + tu_rng_below(r, 32) : u < 18 ? 33 + tu_rng_below(r, 224)
+                                                               : 257 + tu_rng_below(r, 768);
+    tu_rng_fill(r, c->aad, c->aadlen);
+    /* Mostly 0..512 B, some to 64 KiB, and 1 in SIV_BIG_PERIOD 1..4 MiB. */
+    c->len = gcm_gen_len(r, c->index);
+    if (c->index % SIV_BIG_PERIOD == 1009)
+        c->len = ((size_t)1 << 20) + tu_rng_below(r, ((uint64_t)3 << 20) + 1);
+    if (h->max_len != 0)
+        c->len %= h->max_len + 1;
+    c->pt = xmalloc(c->len);
+    c->ct = xmalloc(c->len);
+    tu_rng_fill(r, c->pt, c->len);
+    siv_ref(h, c->ks, c->key, c->nonce, c->aad, c->aadlen, 1, c->pt, c->ct, c->len, c->tag);
+    h->big += c->len > 65536;
+    /* Every 100th case: the reference must open its own message (a check of the reference). */
+    if (c->index % 100 == 0) {
+        uint8_t *chk = xmalloc(c->len);
+
+        memcpy(back, c->tag, SIV_TAG);
+        if (!siv_ref(h, c->ks, c->key, c->nonce, c->aad, c->aadlen, 0, c->ct, chk, c->len, back)
+            || memcmp(chk, c->pt, c->len) != 0)
+            siv_fail(h, c, "the default provider does not open its own message");
+        free(chk);
+    }
+}
+
+/* One side of the lockstep: a context and how the provider behaves. */
+struct sside {
+    EVP_CIPHER_CTX *x;
+    const EVP_CIPHER *cipher;
+    int safe; /* aesfast's contract: empty AAD updates are no-ops, every init starts a new
+               * message, a failed open fails in the update, wiped */
+};
+
+/*
+ * Init one side in the given style, the tag (opening) set at point tag_at of it: 0 after the
+ * init, 1 between its two calls (which the styles with two calls have), 2 as a parameter of the
+ * last call. Styles 0..3 name the cipher first (a new provider context); 4 and 5 re-init the
+ * context as it is, with key and nonce or the nonce alone.
+ */
+static int siv_init_side(struct sside *s, const struct scase *c, int enc, int style, int tag_at,
+                         int tag_param, const uint8_t *tag)
+{
+    const uint8_t *key = c->key, *n = c->nonce;
+    OSSL_PARAM prm[2] = {OSSL_PARAM_construct_end(), OSSL_PARAM_construct_end()};
+    const OSSL_PARAM *last = NULL;
+    int ok;
+
+    if (!enc && tag_at == 2) {
+        prm[0] = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, (void *)tag,
+                                                   SIV_TAG);
+        last = prm;
+    }
+#define SIV_MID (enc || tag_at != 1 || siv_set_tag(s->x, tag, tag_param))
+    switch (style) {
+    case 0:
+        ok = EVP_CipherInit_ex2(s->x, s->cipher, key, n, enc, last);
+        break;
+    case 1:
+        ok = EVP_CipherInit_ex2(s->x, s->cipher, NULL, NULL, enc, NULL) && SIV_MID
+             && EVP_CipherInit_ex2(s->x, NULL, key, n, -1, last);
+        break;
+    case 2: /* the nonce before the key */
+        ok = EVP_CipherInit_ex(s->x, s->cipher, NULL, NULL, n, enc) && SIV_MID
+             && EVP_CipherInit_ex2(s->x, NULL, key, NULL, -1, last);
+        break;
+    case 3:
+        ok = EVP_CipherInit_ex(s->x, s->cipher, NULL, key, NULL, enc) && SIV_MID
+             && EVP_CipherInit_ex2(s->x, NULL, NULL, n, -1, last);
+        break;
+    case 4:
+        ok = EVP_CipherInit_ex2(s->x, NULL, key, n, enc, last);
+        break;
+    default: /* the key the context has */
+        ok = EVP_CipherInit_ex2(s->x, NULL, NULL, n, enc, last);
+        break;
+    }
+#undef SIV_MID
+    if (ok && !enc && tag_at == 0)
+        ok = siv_set_tag(s->x, tag, tag_param);
+    return ok;
+}
+
+enum siv_tamper { SIV_NONE, SIV_TAMPER_TAG, SIV_TAMPER_AAD, SIV_TAMPER_CT };
+
+/* Both sides gave rt and rr; with want >= 0 both must have given it (1 success, 0 failure). */
+static int siv_agree(struct harness *h, struct scase *c, const char *what, int rt, int rr,
+                     int want)
+{
+    if ((rt > 0) != (rr > 0) || (want >= 0 && (rt > 0) != want)) {
+        siv_fail(h, c, "%s returned %d on %s, %d on default (expected %s on both)", what, rt,
+                 h->prov.test_name, rr, want < 0 ? "the same" : want ? "success" : "failure");
+        ERR_clear_error();
+        return 0;
+    }
+    if (rt <= 0 || rr <= 0)
+        ERR_clear_error();
+    return 1;
+}
+
+/*
+ * One direction of case c on both providers in lockstep. enc: pt in, ct and tag out. !enc: ct
+ * and tag in, pt out; with tamper, one bit of tag, AAD or ciphertext flipped, and both must
+ * fail: aesfast in the data update, with its output left all zero (wiped), the default
+ * provider at final (its update releases unverified plaintext, which is not compared).
+ * *pair: contexts from an earlier stream of the case (or NULL); on return, this stream's.
+ */
+static void siv_stream(struct harness *h, struct scase *c, tu_rng *r, int enc,
+                       enum siv_tamper tamper, struct gpair *pair)
+{
+    const size_t len = c->len;
+    struct sside t = {NULL, h->test[c->ks], strcmp(h->prov.test_name, "default") != 0};
+    struct sside d = {NULL, h->ref[c->ks], 0};
+    uint8_t aad[SIV_MAX_AAD], tag[SIV_TAG], got_t[SIV_TAG], got_d[SIV_TAG], fin[16];
+    uint8_t none[1] = {0};
+    const uint8_t *in = enc ? c->pt : c->ct, *want = enc ? c->ct : c->pt;
+    uint8_t *tin = NULL, *tbuf, *tout, *dout, *flipped = NULL;
+    size_t off_in = tu_rng_below(r, 16), off_out = tu_rng_below(r, 16);
+    int inplace = tu_rng_below(r, 3) == 0, style_t, style_d, tag_at, tag_param, ecall;
+    int speed = c->index % SIV_SPEED_PERIOD == 5, nmsg = 1, final_only, probe_again;
+    int rt, rr, ot = -1, od = -1;
+    struct chunker ch;
+    size_t pos;
+
+    c->trace[0] = '\0';
+    strace(c, "%s%s", enc ? "seal" : "open",
+           tamper == SIV_TAMPER_TAG ? "(tag flipped)" : tamper == SIV_TAMPER_AAD ? "(aad flipped)"
+           : tamper == SIV_TAMPER_CT ? "(ct flipped)" : "");
+    memcpy(aad, c->aad, c->aadlen);
+    memcpy(tag, c->tag, SIV_TAG);
+    if (tamper == SIV_TAMPER_TAG) {
+        tag[tu_rng_below(r, SIV_TAG)] ^= (uint8_t)(1u << tu_rng_below(r, 8));
+    } else if (tamper == SIV_TAMPER_AAD) {
+        aad[tu_rng_below(r, c->aadlen)] ^= (uint8_t)(1u << tu_rng_below(r, 8));
+    } else if (tamper == SIV_TAMPER_CT) {
+        flipped = xmalloc(len);
+        memcpy(flipped, c->ct, len);
+        flipped[tu_rng_below(r, len)] ^= (uint8_t)(1u << tu_rng_below(r, 8));
+        in = flipped;
+    }
+    if (tamper != SIV_NONE)
+        h->tampered++;
+
+    /* Contexts: the earlier stream's (reused) or new ones. A reused one is first dirtied, half
+     * the time, with a message under nonce2 that is left with AAD (and maybe its data) in it. */
+    if (pair->t != NULL && tu_rng_below(r, 3) != 0) {
+        t.x = pair->t, d.x = pair->r;
+        if (tu_rng_below(r, 2) == 0) {
+            uint8_t junk[64];
+            int o1 = -1, o2 = -1, n = 1 + (int)tu_rng_below(r, sizeof(junk));
+
+            tu_rng_fill(r, junk, sizeof(junk));
+            rt = EVP_CipherInit_ex2(t.x, NULL, c->key, c->nonce2, 1, NULL)
+                 && EVP_CipherUpdate(t.x, NULL, &o1, junk, n);
+            rr = EVP_CipherInit_ex2(d.x, NULL, c->key, c->nonce2, 1, NULL)
+                 && EVP_CipherUpdate(d.x, NULL, &o2, junk, n);
+            if (!siv_agree(h, c, "a dirtying message's init and AAD", rt, rr, 1))
+                goto out;
+            if (tu_rng_below(r, 2) == 0) {
+                uint8_t j1[64], j2[64];
+
+                rt = EVP_CipherUpdate(t.x, j1, &o1, junk, n);
+                rr = EVP_CipherUpdate(d.x, j2, &o2, junk, n);
+                if (!siv_agree(h, c, "a dirtying message's data", rt, rr, 1))
+                    goto out;
+            }
+            strace(c, " dirtied(%d B AAD)", n);
+            h->reinits++;
+        }
+        style_t = (int)tu_rng_below(r, 6);
+        h->reused_same += style_t >= 4;
+        h->reused_other += style_t < 4;
+    } else {
+        EVP_CIPHER_CTX_free(pair->t);
+        EVP_CIPHER_CTX_free(pair->r);
+        pair->t = pair->r = NULL;
+        if ((t.x = EVP_CIPHER_CTX_new()) == NULL || (d.x = EVP_CIPHER_CTX_new()) == NULL)
+            tu_die("out of memory");
+        style_t = (int)tu_rng_below(r, 4);
+    }
+    pair->t = t.x, pair->r = d.x;
+    /* The default side: the same style, or a new provider context (style 0); re-inited as it
+     * is, it keeps its AAD across inits, so an empty AAD update (which resets it there) follows. */
+    style_d = style_t >= 4 && tu_rng_below(r, 2) == 0 ? 0 : style_t;
+    tag_at = (int)tu_rng_below(r, 3);
+    if (tag_at == 1 && (style_t == 0 || style_t >= 4 || style_d == 0))
+        tag_at = 0;
+    tag_param = (int)tu_rng_below(r, 2);
+    ecall = tu_rng_below(r, 8) == 0;
+    strace(c, " init%d/%d tag_at=%d%s%s", style_t, style_d, tag_at, tag_param ? " by-param" : "",
+           ecall ? " EVP_Cipher" : "");
+    rt = siv_init_side(&t, c, enc, style_t, tag_at, tag_param, tag);
+    rr = siv_init_side(&d, c, enc, style_d, tag_at, tag_param, tag);
+    if (!siv_agree(h, c, "init", rt, rr, 1))
+        goto out;
+    /* The default provider's AAD survives an init that does not name the cipher: an empty AAD
+     * update resets it (aesfast: a no-op, sent at random). */
+    {
+        int et = t.safe ? tu_rng_below(r, 4) == 0 : style_t >= 4, ed = style_d >= 4;
+
+        rt = et ? EVP_CipherUpdate(t.x, NULL, &ot, none, 0) : 1;
+        rr = ed ? EVP_CipherUpdate(d.x, NULL, &od, none, 0) : 1;
+        if (!siv_agree(h, c, "empty AAD update (default: resets its AAD)", rt, rr, 1))
+            goto out;
+        h->resets += ed;
+    }
+    if (speed) {
+        nmsg = 2 + (int)tu_rng_below(r, SIV_SPEED_MAX - 1);
+        if (!siv_agree(h, c, "set_params(speed=1)", siv_set_speed(t.x), siv_set_speed(d.x), 1))
+            goto out;
+        strace(c, " speed(%d messages)", nmsg);
+        h->speeds++;
+    }
+    h->ecalls += ecall;
+
+    /* AAD in random chunks; the empty ones only to a side that takes them as no-ops. */
+    pick_chunker(&ch, r, c->aadlen, c->trace, sizeof(c->trace));
+    pos = 0;
+    do {
+        size_t n = next_chunk(&ch, c->aadlen - pos);
+        int dup = tu_rng_below(r, 64) == 0;
+
+        if (n == 0 && !t.safe)
+            continue;
+        if (ecall) {
+            rt = EVP_Cipher(t.x, NULL, aad + pos, (unsigned)n) == (int)n;
+            rr = n == 0 ? 1 : EVP_Cipher(d.x, NULL, aad + pos, (unsigned)n) == (int)n;
+        } else {
+            rt = EVP_CipherUpdate(t.x, NULL, &ot, aad + pos, (int)n) && ot == (int)n;
+            rr = n == 0 ? 1 : EVP_CipherUpdate(d.x, NULL, &od, aad + pos, (int)n) && od == (int)n;
+        }
+        if (!siv_agree(h, c, "AAD update", rt, rr, 1))
+            goto out;
+        pos += n;
+        if (dup) { /* go on with copies of both contexts */
+            EVP_CIPHER_CTX *ct = EVP_CIPHER_CTX_new(), *cr = EVP_CIPHER_CTX_new();
+
+            if (ct == NULL || cr == NULL)
+                tu_die("out of memory");
+            if (!siv_agree(h, c, "EVP_CIPHER_CTX_copy", EVP_CIPHER_CTX_copy(ct, t.x),
+                           EVP_CIPHER_CTX_copy(cr, d.x), 1)) {
+                EVP_CIPHER_CTX_free(ct);
+                EVP_CIPHER_CTX_free(cr);
+                goto out;
+            }
+            EVP_CIPHER_CTX_free(t.x);
+            EVP_CIPHER_CTX_free(d.x);
+            pair->t = t.x = ct, pair->r = d.x = cr;
+            strace(c, " copy@%zu", pos);
+            h->copies++;
+        }
+    } while (pos < c->aadlen);
+    h->bytes += c->aadlen;
+
+    /* The data, in one update (per message, with "speed"). Test side: in place or not, at
+     * offsets 0..15, canaries around the output. */
+    tbuf = xmalloc(len + 2 * GUARD + 32);
+    tin = inplace ? NULL : xmalloc(len + 16);
+    dout = xmalloc(len + 1);
+    /* An empty message may go without a data update: final alone seals (on aesfast; the default
+     * provider's final fails without one) or opens it. */
+    final_only = len == 0 && !speed && tu_rng_below(r, 2) == 0 && (!enc || t.safe);
+    probe_again = !speed && tamper == SIV_NONE && tu_rng_below(r, 10) == 0;
+    h->inplace += inplace;
+    strace(c, "%s off=%zu/%zu%s", inplace ? " in-place" : "", off_in, off_out,
+           final_only ? " final-only" : "");
+    tout = tbuf + GUARD + off_out;
+    h->final_only += final_only;
+    for (int m = 0; m < nmsg; m++) {
+        const uint8_t *src = in, *ref = want;
+        uint8_t *msg = NULL, *mct = NULL, mtag[SIV_TAG];
+        size_t mlen = len;
+        const uint8_t *tsrc;
+
+        if (m > 0 && enc) { /* "speed": another message under the same nonce and AAD */
+            mlen = tu_rng_below(r, (h->max_len != 0 && h->max_len < 513 ? h->max_len : 512) + 1);
+            if (mlen > len) /* the buffers were made for len */
+                mlen = len;
+            msg = xmalloc(mlen);
+            mct = xmalloc(mlen);
+            tu_rng_fill(r, msg, mlen);
+            siv_ref(h, c->ks, c->key, c->nonce, c->aad, c->aadlen, 1, msg, mct, mlen, mtag);
+            src = msg, ref = mct;
+        }
+        memset(tbuf, CANARY, len + 2 * GUARD + 32);
+        tout = tbuf + GUARD + off_out;
+        if (inplace) {
+            memcpy(tout, src, mlen);
+            tsrc = tout;
+        } else {
+            memcpy(tin + off_in, src, mlen);
+            tsrc = tin + off_in;
+        }
+        /* final_only: the test side skips the update; default too when opening (sealing, its
+         * final fails without one). */
+        if (final_only) {
+            rt = 1, ot = 0;
+        } else if (ecall) {
+            rt = ot = EVP_Cipher(t.x, mlen != 0 ? tout : none, mlen != 0 ? tsrc : none,
+                                 (unsigned)mlen);
+            rt = rt == (int)mlen;
+        } else {
+            rt = EVP_CipherUpdate(t.x, mlen != 0 ? tout : none, &ot, mlen != 0 ? tsrc : none,
+                                  (int)mlen);
+        }
+        if (final_only && !enc) {
+            rr = 1, od = 0;
+        } else if (ecall) {
+            rr = od = EVP_Cipher(d.x, mlen != 0 ? dout : none, mlen != 0 ? src : none,
+                                 (unsigned)mlen);
+            rr = rr == (int)mlen;
+        } else {
+            rr = EVP_CipherUpdate(d.x, mlen != 0 ? dout : none, &od, mlen != 0 ? src : none,
+                                  (int)mlen);
+        }
+        h->bytes += mlen;
+        if (tamper != SIV_NONE && t.safe && !final_only) {
+            /* aesfast: the update fails and leaves nothing; default: it releases plaintext. */
+            if (rt > 0 || rr <= 0) {
+                siv_fail(h, c, "tampered data update returned %d on %s (expected failure), %d "
+                         "on default (expected success)", rt, h->prov.test_name, rr);
+                goto out_free;
+            }
+            ERR_clear_error();
+            for (size_t i = 0; i < mlen; i++) {
+                if (tout[i] != 0) {
+                    siv_fail(h, c, "a failed open left byte %zu of the output at %02x, not "
+                             "wiped (plaintext %02x, default released %02x)", i, tout[i],
+                             c->pt[i], dout[i]);
+                    goto out_free;
+                }
+            }
+            h->wiped++;
+        } else {
+            if (!siv_agree(h, c, "data update", rt, rr, 1))
+                goto out_free;
+            if (ot != (int)mlen || od != (int)mlen) {
+                siv_fail(h, c, "data update output %d bytes on %s, %d on default, not %zu", ot,
+                         h->prov.test_name, od, mlen);
+                goto out_free;
+            }
+            if (tamper == SIV_NONE) {
+                size_t at;
+
+                if ((at = tu_first_diff(tout, ref, mlen)) != (size_t)-1
+                    || (at = tu_first_diff(dout, ref, mlen)) != (size_t)-1) {
+                    siv_fail(h, c, "message %d: %s byte %zu is %02x on %s, %02x on default, "
+                             "expected %02x", m, enc ? "ciphertext" : "plaintext", at, tout[at],
+                             h->prov.test_name, dout[at], ref[at]);
+                    goto out_free;
+                }
+            }
+        }
+        if (!check_canaries(tbuf, GUARD + off_out, mlen)) {
+            siv_fail(h, c, "bytes around the output were written");
+            goto out_free;
+        }
+        if (enc && speed) { /* each message's tag, right after its update */
+            rt = EVP_CIPHER_CTX_ctrl(t.x, EVP_CTRL_AEAD_GET_TAG, SIV_TAG, got_t);
+            rr = EVP_CIPHER_CTX_ctrl(d.x, EVP_CTRL_AEAD_GET_TAG, SIV_TAG, got_d);
+            if (!siv_agree(h, c, "speed: get the tag", rt, rr, 1))
+                goto out_free;
+            if (memcmp(got_t, m > 0 ? mtag : c->tag, SIV_TAG) != 0
+                || memcmp(got_d, got_t, SIV_TAG) != 0) {
+                siv_fail(h, c, "speed: message %d's tag differs", m);
+                goto out_free;
+            }
+        }
+        free(msg);
+        free(mct);
+    }
+
+    /* Final: both succeed, or (tampered) both fail. */
+    if (ecall) {
+        rt = EVP_Cipher(t.x, NULL, NULL, 0) >= 0;
+        rr = EVP_Cipher(d.x, NULL, NULL, 0) >= 0;
+    } else {
+        rt = EVP_CipherFinal_ex(t.x, fin, &ot);
+        rr = EVP_CipherFinal_ex(d.x, fin, &od);
+    }
+    if (!siv_agree(h, c, "final", rt, rr, tamper == SIV_NONE))
+        goto out_free;
+    if (tamper != SIV_NONE)
+        goto out_free;
+    if (enc && !speed) {
+        rt = get_tag(t.x, got_t, SIV_TAG, tag_param);
+        rr = get_tag(d.x, got_d, SIV_TAG, 0);
+        if (!siv_agree(h, c, "get the tag", rt, rr, 1))
+            goto out_free;
+        if (memcmp(got_t, c->tag, SIV_TAG) != 0 || memcmp(got_d, c->tag, SIV_TAG) != 0) {
+            siv_fail(h, c, "tag differs (%s %s)", memcmp(got_t, c->tag, SIV_TAG) ? "test" : "",
+                     memcmp(got_d, c->tag, SIV_TAG) ? "default" : "");
+            goto out_free;
+        }
+    }
+    if (probe_again) {
+        /* A second data update without "speed": refused by both. */
+        rt = EVP_CipherUpdate(t.x, len != 0 ? tout : none, &ot, len != 0 ? in : none, (int)len);
+        rr = EVP_CipherUpdate(d.x, len != 0 ? dout : none, &od, len != 0 ? in : none, (int)len);
+        siv_agree(h, c, "a second data update without speed", rt, rr, 0);
+        h->again++;
+    }
+out_free:
+    free(tbuf);
+    free(tin);
+    free(dout);
+out:
+    free(flipped);
+}
+
+static void siv_run_case(struct harness *h, uint64_t index)
+{
+    struct scase c = {.index = index};
+    struct gpair ctx = {NULL, NULL};
+    tu_rng r;
+
+    tu_rng_seed(&r, h->seed, index);
+    siv_gen(h, &c, &r);
+    siv_stream(h, &c, &r, 1, SIV_NONE, &ctx);
+    siv_stream(h, &c, &r, 0, SIV_NONE, &ctx);
+    if (tu_rng_below(&r, 2) == 0) {
+        uint64_t u = tu_rng_below(&r, 3);
+        enum siv_tamper k = u == 1 && c.aadlen != 0 ? SIV_TAMPER_AAD
+                            : u == 2 && c.len != 0  ? SIV_TAMPER_CT
+                                                    : SIV_TAMPER_TAG;
+
+        siv_stream(h, &c, &r, 0, k, &ctx);
+    }
+    EVP_CIPHER_CTX_free(ctx.t);
+    EVP_CIPHER_CTX_free(ctx.r);
+    free(c.pt);
+    free(c.ct);
+    h->cases++;
+}
+
 /* ==== Main ==================================================================================== */
 
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: diff --mode ctr|gcm [--cases N] [--seed S] [--case I] [--max-len N] "
+            "usage: diff --mode ctr|gcm|gcmsiv [--cases N] [--seed S] [--case I] [--max-len N] "
             "[--provider NAME] [--expect-kernel NAME]\n"
-            "  --mode M             ctr (AES-CTR) or gcm (AES-GCM)\n"
+            "  --mode M             ctr (AES-CTR), gcm (AES-GCM) or gcmsiv (AES-GCM-SIV)\n"
             "  --cases N            number of cases (default %d)\n"
             "  --seed S             PRNG seed, decimal or 0x hex (default 0x%016llx)\n"
             "  --case I             run only case I (to replay a failure)\n"
-            "  --max-len N          gcm: data of at most N bytes (N >= 64; smaller cases for runs\n"
-            "                       under an emulator: the same draws, lengths reduced mod N + 1)\n"
+            "  --max-len N          gcm, gcmsiv: data of at most N bytes (N >= 64; smaller cases\n"
+            "                       for runs under an emulator: the same draws, lengths reduced\n"
+            "                       mod N + 1)\n"
             "  --provider NAME      provider under test (default aesfast; \"default\" for the "
             "self-check)\n"
             "  --expect-kernel NAME fail unless the provider's aesfast-kernel is NAME\n",
@@ -1691,7 +2284,7 @@ int main(int argc, char **argv)
     const char *provider = "aesfast", *expect_kernel = NULL;
     const char *const *algs;
     uint64_t cases = DEFAULT_CASES, only = 0;
-    int have_only = 0, gcm;
+    int have_only = 0, gcm, siv;
     void (*run_case)(struct harness *, uint64_t);
     double t0, t;
 
@@ -1719,16 +2312,31 @@ int main(int argc, char **argv)
         else
             usage();
     }
-    if (h.mode == NULL || (strcmp(h.mode, "ctr") != 0 && strcmp(h.mode, "gcm") != 0)
+    if (h.mode == NULL
+        || (strcmp(h.mode, "ctr") != 0 && strcmp(h.mode, "gcm") != 0
+            && strcmp(h.mode, "gcmsiv") != 0)
         || (h.max_len != 0 && h.max_len < 64))
         usage();
     gcm = strcmp(h.mode, "gcm") == 0;
-    algs = gcm ? gcm_algs : ctr_algs;
-    run_case = gcm ? gcm_run_case : ctr_run_case;
+    siv = strcmp(h.mode, "gcmsiv") == 0;
+    algs = gcm ? gcm_algs : siv ? siv_algs : ctr_algs;
+    run_case = gcm ? gcm_run_case : siv ? siv_run_case : ctr_run_case;
 
     tu_providers_load(&h.prov, provider, expect_kernel);
+    if (siv) {
+        EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, siv_algs[0], "provider=default");
+
+        if (c == NULL) { /* OpenSSL 3.0 and 3.1 */
+            printf("diff: SKIP: the default provider of %s has no GCM-SIV: no reference\n",
+                   OpenSSL_version(OPENSSL_VERSION));
+            tu_providers_unload(&h.prov);
+            return TU_EXIT_SKIP;
+        }
+        EVP_CIPHER_free(c);
+    }
     for (int k = 0; k < 3; k++) {
-        int want_mode = gcm ? EVP_CIPH_GCM_MODE : EVP_CIPH_CTR_MODE, want_iv = gcm ? 12 : 16;
+        int want_mode = gcm ? EVP_CIPH_GCM_MODE : siv ? EVP_CIPH_GCM_SIV_MODE : EVP_CIPH_CTR_MODE;
+        int want_iv = gcm || siv ? 12 : 16;
 
         h.test[k] = tu_fetch_cipher(algs[k], provider);
         h.ref[k] = tu_fetch_cipher(algs[k], "default");
@@ -1758,7 +2366,22 @@ int main(int argc, char **argv)
     }
     t = tu_now() - t0;
 
-    if (gcm)
+    if (siv)
+        printf("diff: gcmsiv: seed 0x%016llx: %.1f MiB (AAD and data) through %s and default in "
+               "%.2f s; %llu big, %llu tampered (%llu checked wiped on %s), %llu speed streams, "
+               "%llu streams by EVP_Cipher, %llu copies, %llu dirtied re-inits, %llu in-place, "
+               "%llu empty messages by final alone, %llu second data updates refused, %llu "
+               "empty-AAD resets on default; reused contexts: %llu provider context kept, %llu "
+               "recreated\n",
+               (unsigned long long)h.seed, h.bytes / 1048576.0, provider, t,
+               (unsigned long long)h.big, (unsigned long long)h.tampered,
+               (unsigned long long)h.wiped, provider, (unsigned long long)h.speeds,
+               (unsigned long long)h.ecalls, (unsigned long long)h.copies,
+               (unsigned long long)h.reinits, (unsigned long long)h.inplace,
+               (unsigned long long)h.final_only, (unsigned long long)h.again,
+               (unsigned long long)h.resets, (unsigned long long)h.reused_same,
+               (unsigned long long)h.reused_other);
+    else if (gcm)
         printf("diff: gcm: seed 0x%016llx: %.1f MiB (AAD and data) through %s and default in "
                "%.2f s; %llu IVs not 12 bytes, %llu wrap IVs, %llu big, %llu tampered, %llu short "
                "tags, %llu streams by EVP_Cipher, %llu copies (%llu finished on both), %llu "

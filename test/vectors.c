@@ -3,7 +3,7 @@
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  *
- * usage: vectors --mode ctr|gcm [--provider NAME] [--expect-kernel NAME] DIR
+ * usage: vectors --mode ctr|gcm|gcmsiv [--provider NAME] [--expect-kernel NAME] DIR
  *
  * DIR is the vectors folder (work/shared/vectors, see its SOURCES.md); exit 77 (skip) if it does
  * not exist. "--provider default" checks the expectations below on the default provider.
@@ -38,12 +38,31 @@
  *   and data (byte by byte, odd sizes with empty updates, in place on unaligned buffers), and
  *   decrypting it with one tag bit flipped must fail. An invalid one must fail to decrypt.
  *
+ * --mode gcmsiv (AES-128/256-GCM-SIV, RFC 8452; no source has AES-192):
+ *   boringssl/aes_{128,256}_gcm_siv_tests.txt  BoringSSL's AEAD format: RFC 8452 section 8's
+ *                                      example, appendix C.1 and C.2, the counter-wrap vectors of
+ *                                      C.3 (counted: an initial counter whose 32-bit word wraps
+ *                                      within the message), random vectors of the reference code.
+ *   wycheproof/aes_gcm_siv_test.json   all 202: "valid" must pass and "invalid" must fail.
+ *   All nonces are 12 bytes and all tags 16. A valid vector is sealed (ciphertext and tag; the
+ *   tag read by ctrl or parameter; an empty message also by final alone, with no data update)
+ *   and opened (the tag set by ctrl or parameter after the init, before the init that gives the
+ *   key, or as an init parameter; always before the data, which goes in one update), with AAD in
+ *   one update or in chunks (byte by byte, odd sizes with empty updates, which aesfast must treat
+ *   as no-ops), in place on unaligned buffers; sealed twice in one context with the "speed"
+ *   parameter; and opened with one tag bit flipped, which must fail. An invalid one must fail
+ *   to open. On aesfast a failed open must fail in the data update itself, leave the output
+ *   buffer all zero (wiped: no unverified plaintext) and fail at final too; the default
+ *   provider (--provider default) releases the plaintext and fails at final only, and resets
+ *   its AAD on an empty AAD update, so for it the empty AAD updates are left out.
+ *
  * Each source must yield at least its known count per key size, so a parser regression cannot
  * pass with nothing tested; the counts are printed per file.
  */
 #define _POSIX_C_SOURCE 200809L /* getline, strdup, strndup under -std=c11 */
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,11 +76,12 @@
 
 #include "testutil.h"
 
-enum mode { MODE_CTR, MODE_GCM };
+enum mode { MODE_CTR, MODE_GCM, MODE_GCMSIV };
 enum format { FILETEST, BSSL_AEAD, CRYPTOPP, WYCHEPROOF };
 
 static const char *const ctr_algs[3] = {"AES-128-CTR", "AES-192-CTR", "AES-256-CTR"};
 static const char *const gcm_algs[3] = {"AES-128-GCM", "AES-192-GCM", "AES-256-GCM"};
+static const char *const siv_algs[3] = {"AES-128-GCM-SIV", "AES-192-GCM-SIV", "AES-256-GCM-SIV"};
 
 #define GCM_MAX_IV 128 /* the default provider refuses longer IVs, and empty ones */
 
@@ -78,20 +98,24 @@ struct source {
     unsigned min[3];        /* vectors required per key size (128, 192, 256) */
     unsigned count[3];
     unsigned failed, outcomes[3]; /* GCM: vectors passing with OUT_OK, OUT_REFUSED, OUT_REJECTED */
+    unsigned min_wraps, wraps;    /* GCM-SIV: vectors whose 32-bit counter wraps (RFC 8452 C.3) */
 };
 
 static struct source sources[] = {
-    {"boringssl/cipher_tests.txt", FILETEST, MODE_CTR, {4, 0, 5}, {0}, 0, {0}},
-    {"boringssl/nist_cavp/aes_128_ctr.txt", FILETEST, MODE_CTR, {568, 0, 0}, {0}, 0, {0}},
-    {"boringssl/nist_cavp/aes_192_ctr.txt", FILETEST, MODE_CTR, {0, 700, 0}, {0}, 0, {0}},
-    {"boringssl/nist_cavp/aes_256_ctr.txt", FILETEST, MODE_CTR, {0, 0, 810}, {0}, 0, {0}},
-    {"cryptopp/aes.txt", CRYPTOPP, MODE_CTR, {5, 4, 4}, {0}, 0, {0}},
-    {"boringssl/cipher_tests.txt", FILETEST, MODE_GCM, {16, 7, 8}, {0}, 0, {0}},
-    {"boringssl/aes_128_gcm_tests.txt", BSSL_AEAD, MODE_GCM, {74, 0, 0}, {0}, 0, {0}},
-    {"boringssl/aes_192_gcm_tests.txt", BSSL_AEAD, MODE_GCM, {0, 6, 0}, {0}, 0, {0}},
-    {"boringssl/aes_256_gcm_tests.txt", BSSL_AEAD, MODE_GCM, {0, 0, 66}, {0}, 0, {0}},
-    {"cryptopp/gcm.txt", CRYPTOPP, MODE_GCM, {10, 6, 6}, {0}, 0, {0}},
-    {"wycheproof/aes_gcm_test.json", WYCHEPROOF, MODE_GCM, {108, 103, 105}, {0}, 0, {0}},
+    {"boringssl/cipher_tests.txt", FILETEST, MODE_CTR, {4, 0, 5}, {0}, 0, {0}, 0, 0},
+    {"boringssl/nist_cavp/aes_128_ctr.txt", FILETEST, MODE_CTR, {568, 0, 0}, {0}, 0, {0}, 0, 0},
+    {"boringssl/nist_cavp/aes_192_ctr.txt", FILETEST, MODE_CTR, {0, 700, 0}, {0}, 0, {0}, 0, 0},
+    {"boringssl/nist_cavp/aes_256_ctr.txt", FILETEST, MODE_CTR, {0, 0, 810}, {0}, 0, {0}, 0, 0},
+    {"cryptopp/aes.txt", CRYPTOPP, MODE_CTR, {5, 4, 4}, {0}, 0, {0}, 0, 0},
+    {"boringssl/cipher_tests.txt", FILETEST, MODE_GCM, {16, 7, 8}, {0}, 0, {0}, 0, 0},
+    {"boringssl/aes_128_gcm_tests.txt", BSSL_AEAD, MODE_GCM, {74, 0, 0}, {0}, 0, {0}, 0, 0},
+    {"boringssl/aes_192_gcm_tests.txt", BSSL_AEAD, MODE_GCM, {0, 6, 0}, {0}, 0, {0}, 0, 0},
+    {"boringssl/aes_256_gcm_tests.txt", BSSL_AEAD, MODE_GCM, {0, 0, 66}, {0}, 0, {0}, 0, 0},
+    {"cryptopp/gcm.txt", CRYPTOPP, MODE_GCM, {10, 6, 6}, {0}, 0, {0}, 0, 0},
+    {"wycheproof/aes_gcm_test.json", WYCHEPROOF, MODE_GCM, {108, 103, 105}, {0}, 0, {0}, 0, 0},
+    {"boringssl/aes_128_gcm_siv_tests.txt", BSSL_AEAD, MODE_GCMSIV, {89, 0, 0}, {0}, 0, {0}, 0, 0},
+    {"boringssl/aes_256_gcm_siv_tests.txt", BSSL_AEAD, MODE_GCMSIV, {0, 0, 90}, {0}, 0, {0}, 2, 0},
+    {"wycheproof/aes_gcm_siv_test.json", WYCHEPROOF, MODE_GCMSIV, {99, 0, 103}, {0}, 0, {0}, 0, 0},
 };
 
 /* One known answer: owned buffers, freed by vector_free. */
@@ -106,6 +130,7 @@ struct vector {
 
 struct run {
     enum mode mode;
+    int strict;    /* GCM-SIV: the provider is aesfast, with its stricter contract */
     EVP_CIPHER *cipher[3];
     EVP_CIPHER_CTX *ctx;
     unsigned passed, failed;
@@ -385,12 +410,291 @@ static void gcm_run_vector(struct run *run, struct source *src, const struct vec
     src->outcomes[expect]++;
 }
 
+/* ---- GCM-SIV ------------------------------------------------------------------------------ */
+
+#define SIV_NONCE 12
+#define SIV_TAG 16
+#ifndef OSSL_CIPHER_PARAM_SPEED /* 3.2+ headers; the name is the same on every version */
+#define OSSL_CIPHER_PARAM_SPEED "speed"
+#endif
+
+/* How a GCM-SIV pass passes the tag: opening sets it, sealing reads it (by ctrl or parameter). */
+enum siv_tag_how { SIV_TAG_CTRL, SIV_TAG_PARAM, SIV_TAG_BEFORE_KEY, SIV_TAG_INIT_PARAM };
+
+struct siv_pass {
+    const char *label;
+    int enc;
+    const size_t *cycle;     /* AAD update sizes (NULL: one update) */
+    size_t ncycle, offset;   /* offset > 0: in place at that misalignment */
+    enum siv_tag_how how;
+    int final_only;          /* an empty message: no data update at all, final alone */
+    int speed;               /* seal twice in one context with the "speed" parameter */
+    int flip;                /* open with bit 0 of the tag flipped */
+};
+
+/* The AAD in the cycle's update sizes; an empty update only where the provider takes it as a
+ * no-op (aesfast): the default provider's resets the AAD it has. */
+static int siv_aad(struct run *run, EVP_CIPHER_CTX *x, const struct vector *v,
+                   const size_t *cycle, size_t ncycle)
+{
+    size_t pos = 0, i = 0;
+
+    do {
+        size_t n = cycle == NULL ? v->aadlen : cycle[i++ % ncycle];
+        int outl = -1;
+
+        if (n > v->aadlen - pos)
+            n = v->aadlen - pos;
+        if (n == 0 && !run->strict)
+            continue;
+        if (!EVP_CipherUpdate(x, NULL, &outl, v->aad + pos, (int)n) || outl != (int)n)
+            return 0;
+        pos += n;
+    } while (pos < v->aadlen);
+    return 1;
+}
+
+static int siv_set_tag(EVP_CIPHER_CTX *x, const uint8_t *tag, int by_param)
+{
+    OSSL_PARAM p[2] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, (void *)tag,
+                                                         SIV_TAG),
+                       OSSL_PARAM_construct_end()};
+
+    if (!by_param)
+        return EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, SIV_TAG, (void *)tag);
+    return EVP_CIPHER_CTX_set_params(x, p);
+}
+
+static int siv_get_tag(EVP_CIPHER_CTX *x, uint8_t *tag, int by_param)
+{
+    OSSL_PARAM p[2] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag,
+                                                         SIV_TAG),
+                       OSSL_PARAM_construct_end()};
+
+    if (!by_param)
+        return EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, SIV_TAG, tag);
+    return EVP_CIPHER_CTX_get_params(x, p);
+}
+
+/*
+ * One GCM-SIV pass over v (struct siv_pass says how). Sealing compares ciphertext and tag;
+ * opening, the plaintext. A failed open is OUT_REJECTED; on aesfast (run->strict) only if the
+ * data update failed, the output is all zero and final failed too.
+ */
+static enum outcome siv_run_pass(struct run *run, const struct vector *v, int ks,
+                                 const struct siv_pass *p, const uint8_t *tag, char *why,
+                                 size_t whycap)
+{
+    EVP_CIPHER_CTX *x = run->ctx;
+    const size_t len = v->ptlen;
+    unsigned int one = 1;
+    OSSL_PARAM init_prm[2] = {OSSL_PARAM_construct_end(), OSSL_PARAM_construct_end()};
+    uint8_t *buf = malloc(len + 16 + 1), *out, got[SIV_TAG], none[1] = {0};
+    const uint8_t *in = p->enc ? v->pt : v->ct, *want = p->enc ? v->ct : v->pt;
+    enum outcome res = OUT_ERROR;
+    int outl = -1, rounds = p->speed ? 2 : 1, upd_ok = 1;
+    size_t at;
+
+    if (buf == NULL)
+        tu_die("out of memory");
+    out = buf + p->offset;
+    if (p->offset != 0) {
+        memcpy(out, in, len);
+        in = out;
+    }
+    why[0] = '\0';
+    if (p->speed)
+        init_prm[0] = OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_SPEED, &one);
+    else if (!p->enc && p->how == SIV_TAG_INIT_PARAM)
+        init_prm[0] = OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, (void *)tag,
+                                                        SIV_TAG);
+    if (p->how == SIV_TAG_BEFORE_KEY) {
+        /* The cipher first, then the tag, then key and nonce without naming the cipher (which
+         * would reset the context and lose the tag). */
+        if (!EVP_CipherInit_ex2(x, run->cipher[ks], NULL, NULL, p->enc, NULL)
+            || (!p->enc && !siv_set_tag(x, tag, 0))
+            || !EVP_CipherInit_ex2(x, NULL, v->key, v->iv, p->enc, init_prm)) {
+            snprintf(why, whycap, "init, the tag before the key, failed");
+            goto done;
+        }
+    } else if (!EVP_CipherInit_ex2(x, run->cipher[ks], v->key, v->iv, p->enc, init_prm)) {
+        snprintf(why, whycap, "init with key and nonce failed");
+        goto done;
+    } else if (!p->enc && p->how != SIV_TAG_INIT_PARAM
+               && !siv_set_tag(x, tag, p->how == SIV_TAG_PARAM)) {
+        snprintf(why, whycap, "setting the tag failed");
+        goto done;
+    }
+    if (!siv_aad(run, x, v, p->cycle, p->ncycle)) {
+        snprintf(why, whycap, "an AAD update failed");
+        goto done;
+    }
+    for (int round = 0; round < rounds && !p->final_only; round++) {
+        if (round > 0) /* "speed": the same message again, from the same input */
+            memcpy(out, p->enc ? v->pt : v->ct, len);
+        /* Never a NULL input: EVP passes that on as final. */
+        upd_ok = EVP_CipherUpdate(x, len != 0 ? out : none, &outl, len != 0 ? in : none,
+                                  (int)len);
+        if (!upd_ok)
+            break;
+        if (outl != (int)len) {
+            snprintf(why, whycap, "the data update output %d bytes, not %zu", outl, len);
+            goto done;
+        }
+        /* (An open's plaintext only counts once final accepted it.) */
+        if (p->enc && (at = tu_first_diff(out, want, len)) != (size_t)-1) {
+            res = OUT_WRONG;
+            snprintf(why, whycap, "%sciphertext byte %zu is %02x, expected %02x",
+                     round > 0 ? "speed, second message: " : "", at, out[at], want[at]);
+            goto done;
+        }
+    }
+    if (!upd_ok && (p->enc || !run->strict)) {
+        snprintf(why, whycap, "the data update failed");
+        goto done;
+    }
+    if (!upd_ok) {
+        /* aesfast: the open failed in the data update; nothing of it may be left. */
+        for (size_t i = 0; i < len; i++) {
+            if (out[i] != 0) {
+                res = OUT_WRONG;
+                snprintf(why, whycap, "a failed open left byte %zu of the output at %02x (not "
+                         "wiped%s)", i, out[i], out[i] == v->pt[i] ? ": the plaintext" : "");
+                goto done;
+            }
+        }
+        ERR_clear_error();
+    }
+    if (!EVP_CipherFinal_ex(x, got, &outl)) {
+        res = OUT_REJECTED;
+        if (!p->enc && upd_ok && !p->final_only && run->strict) {
+            res = OUT_WRONG;
+            snprintf(why, whycap, "the data update succeeded but final failed (aesfast checks "
+                     "the tag in the update)");
+        }
+        goto done;
+    }
+    if (!upd_ok) {
+        res = OUT_WRONG;
+        snprintf(why, whycap, "final succeeded after the data update failed");
+        goto done;
+    }
+    if (outl != 0) {
+        snprintf(why, whycap, "final output %d bytes", outl);
+        goto done;
+    }
+    if (p->enc && !siv_get_tag(x, got, p->how == SIV_TAG_PARAM)) {
+        snprintf(why, whycap, "getting the tag failed");
+        goto done;
+    }
+    res = OUT_WRONG;
+    if (!p->enc && (at = tu_first_diff(out, want, len)) != (size_t)-1)
+        snprintf(why, whycap, "plaintext byte %zu is %02x, expected %02x", at, out[at], want[at]);
+    else if (p->enc && memcmp(got, v->tag, SIV_TAG) != 0)
+        snprintf(why, whycap, "tag differs");
+    else
+        res = OUT_OK;
+done:
+    free(buf);
+    return res;
+}
+
+static void siv_run_vector(struct run *run, struct source *src, const struct vector *v)
+{
+    static const size_t bytewise[] = {1};
+    static const size_t odd[] = {7, 1, 15, 17, 0, 3, 33, 16};
+    static const size_t mixed[] = {16, 5, 11, 0, 31, 2};
+    static const struct siv_pass valid[] = {
+        {"seal, one AAD update", 1, NULL, 0, 0, SIV_TAG_CTRL, 0, 0, 0},
+        {"open, one AAD update, tag by ctrl", 0, NULL, 0, 0, SIV_TAG_CTRL, 0, 0, 0},
+        {"seal, AAD byte by byte, tag by parameter", 1, bytewise, 1, 0, SIV_TAG_PARAM, 0, 0, 0},
+        {"open, AAD in odd chunks, in place at +3, tag by parameter", 0, odd, 8, 3,
+         SIV_TAG_PARAM, 0, 0, 0},
+        {"seal, AAD in mixed chunks, in place at +1, key after the cipher", 1, mixed, 6, 1,
+         SIV_TAG_BEFORE_KEY, 0, 0, 0},
+        {"open, AAD byte by byte, tag before the key", 0, bytewise, 1, 0, SIV_TAG_BEFORE_KEY, 0,
+         0, 0},
+        {"open, AAD in mixed chunks, in place at +5, tag as an init parameter", 0, mixed, 6, 5,
+         SIV_TAG_INIT_PARAM, 0, 0, 0},
+        {"seal twice with the speed parameter, in place at +7", 1, odd, 8, 7, SIV_TAG_CTRL, 0, 1,
+         0},
+        {"open twice with the speed parameter", 0, NULL, 0, 0, SIV_TAG_CTRL, 0, 1, 0},
+        {"open with a tag bit flipped", 0, NULL, 0, 0, SIV_TAG_CTRL, 0, 0, 1},
+        {"open with a tag bit flipped, in place at +9, tag by parameter", 0, odd, 8, 9,
+         SIV_TAG_PARAM, 0, 0, 1},
+    };
+    static const struct siv_pass empty[] = { /* an empty message also by final alone */
+        {"seal, no data update (final alone)", 1, odd, 8, 0, SIV_TAG_CTRL, 1, 0, 0},
+        {"open, no data update (final alone)", 0, NULL, 0, 0, SIV_TAG_PARAM, 1, 0, 0},
+        {"open, no data update (final alone), tag bit flipped", 0, NULL, 0, 0, SIV_TAG_CTRL, 1,
+         0, 1},
+    };
+    static const struct siv_pass invalid[] = {
+        {"open, one AAD update, tag by ctrl", 0, NULL, 0, 0, SIV_TAG_CTRL, 0, 0, 0},
+        {"open, AAD in odd chunks, in place at +3, tag before the key", 0, odd, 8, 3,
+         SIV_TAG_BEFORE_KEY, 0, 0, 0},
+        {"open, AAD byte by byte, tag by parameter", 0, bytewise, 1, 0, SIV_TAG_PARAM, 0, 0, 0},
+    };
+    char why[160];
+    uint8_t tag[SIV_TAG];
+    int ks;
+
+    if (v->keylen != 16 && v->keylen != 24 && v->keylen != 32)
+        parse_error(v->source, v->line, "key is not 16, 24 or 32 bytes");
+    if (v->ptlen != v->ctlen)
+        parse_error(v->source, v->line, "plaintext and ciphertext lengths differ");
+    if (v->ivlen != SIV_NONCE || v->taglen != SIV_TAG)
+        parse_error(v->source, v->line, "GCM-SIV nonce is not 12 bytes or tag not 16");
+    if (v->ptlen > INT_MAX)
+        parse_error(v->source, v->line, "message too long for one EVP update");
+    ks = (int)(v->keylen / 8 - 2);
+    src->count[ks]++;
+    /* RFC 8452 C.3: the 32-bit little-endian counter word of the initial counter block (the tag)
+     * wraps within the message. */
+    if ((uint64_t)v->tag[0] + ((uint64_t)v->tag[1] << 8) + ((uint64_t)v->tag[2] << 16)
+            + ((uint64_t)v->tag[3] << 24) + tu_ctr_blocks(v->ptlen) > ((uint64_t)1 << 32))
+        src->wraps++;
+
+    for (int set = 0; set < 2; set++) {
+        const struct siv_pass *passes = set == 1 ? empty : v->valid ? valid : invalid;
+        size_t npasses = set == 1        ? (v->valid && v->ptlen == 0 ? 3 : 0)
+                         : v->valid      ? sizeof(valid) / sizeof(valid[0])
+                                         : sizeof(invalid) / sizeof(invalid[0]);
+
+        for (size_t i = 0; i < npasses; i++) {
+            const struct siv_pass *p = &passes[i];
+            enum outcome want = v->valid && !p->flip ? OUT_OK : OUT_REJECTED, got;
+
+            if (p->final_only && p->enc && !run->strict)
+                continue; /* the default provider's final fails without a data update */
+
+            memcpy(tag, v->tag, SIV_TAG);
+            tag[0] ^= (uint8_t)p->flip;
+            got = siv_run_pass(run, v, ks, p, tag, why, sizeof(why));
+            if (got != want) {
+                fprintf(stderr, "%s: FAIL %s:%s %u %s aadlen=%zu len=%zu (%s): expected %s, got "
+                        "%s%s%s\n", tu_prog, v->source, v->linekind, v->line, siv_algs[ks],
+                        v->aadlen, v->ptlen, p->label, outcome_names[want], outcome_names[got],
+                        why[0] ? ": " : "", why);
+                ERR_print_errors_fp(stderr);
+                run->failed++, src->failed++;
+                return;
+            }
+            ERR_clear_error();
+        }
+    }
+    run->passed++;
+    src->outcomes[v->valid ? OUT_OK : OUT_REJECTED]++;
+}
+
 static void run_vector(struct run *run, struct source *src, const struct vector *v)
 {
     if (run->mode == MODE_CTR)
         ctr_run_vector(run, src, v);
-    else
+    else if (run->mode == MODE_GCM)
         gcm_run_vector(run, src, v);
+    else
+        siv_run_vector(run, src, v);
 }
 
 /* ---- Shared text handling ----------------------------------------------------------------- */
@@ -1004,13 +1308,15 @@ static void parse_wycheproof(struct run *run, struct source *src, FILE *f)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: vectors --mode ctr|gcm [--provider NAME] [--expect-kernel NAME] DIR\n");
+    fprintf(stderr, "usage: vectors --mode ctr|gcm|gcmsiv [--provider NAME] [--expect-kernel NAME] "
+            "DIR\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
     const char *provider = "aesfast", *expect_kernel = NULL, *dir = NULL, *mode = NULL;
+    const char *const *algs;
     struct run run = {.passed = 0};
     tu_providers prov;
     struct stat st;
@@ -1030,18 +1336,32 @@ int main(int argc, char **argv)
         else
             usage();
     }
-    if (dir == NULL || mode == NULL || (strcmp(mode, "ctr") != 0 && strcmp(mode, "gcm") != 0))
+    if (dir == NULL || mode == NULL
+        || (strcmp(mode, "ctr") != 0 && strcmp(mode, "gcm") != 0 && strcmp(mode, "gcmsiv") != 0))
         usage();
-    run.mode = strcmp(mode, "gcm") == 0 ? MODE_GCM : MODE_CTR;
+    run.mode = strcmp(mode, "gcm") == 0 ? MODE_GCM : strcmp(mode, "gcmsiv") == 0 ? MODE_GCMSIV
+                                                                                 : MODE_CTR;
+    algs = run.mode == MODE_GCM ? gcm_algs : run.mode == MODE_GCMSIV ? siv_algs : ctr_algs;
+    run.strict = strcmp(provider, "default") != 0;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         printf("%s: SKIP: vectors folder %s not found\n", tu_prog, dir);
         return TU_EXIT_SKIP;
     }
 
     tu_providers_load(&prov, provider, expect_kernel);
+    if (run.mode == MODE_GCMSIV && !run.strict) {
+        EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, siv_algs[0], "provider=default");
+
+        if (c == NULL) { /* OpenSSL 3.0 and 3.1 */
+            printf("%s: SKIP: the default provider of %s has no GCM-SIV\n", tu_prog,
+                   OpenSSL_version(OPENSSL_VERSION));
+            tu_providers_unload(&prov);
+            return TU_EXIT_SKIP;
+        }
+        EVP_CIPHER_free(c);
+    }
     for (int k = 0; k < 3; k++)
-        run.cipher[k] = tu_fetch_cipher(run.mode == MODE_GCM ? gcm_algs[k] : ctr_algs[k],
-                                        provider);
+        run.cipher[k] = tu_fetch_cipher(algs[k], provider);
     if ((run.ctx = EVP_CIPHER_CTX_new()) == NULL)
         tu_die("out of memory");
 
@@ -1068,6 +1388,9 @@ int main(int argc, char **argv)
                    "the default provider refuses 0 and over %d bytes), %u failed",
                    src->outcomes[OUT_OK], src->outcomes[OUT_REJECTED],
                    src->outcomes[OUT_REFUSED], GCM_MAX_IV, src->failed);
+        else if (run.mode == MODE_GCMSIV)
+            printf(": %u valid accepted, %u invalid rejected, %u with a counter wrap, %u failed",
+                   src->outcomes[OUT_OK], src->outcomes[OUT_REJECTED], src->wraps, src->failed);
         else
             printf(": %u failed", src->failed);
         putchar('\n');
@@ -1075,9 +1398,14 @@ int main(int argc, char **argv)
             if (src->count[k] < src->min[k]) {
                 fprintf(stderr, "%s: FAIL %s: only %u %s vectors, expected at least %u "
                         "(parser regression?)\n", tu_prog, src->path, src->count[k],
-                        run.mode == MODE_GCM ? gcm_algs[k] : ctr_algs[k], src->min[k]);
+                        algs[k], src->min[k]);
                 short_count = 1;
             }
+        }
+        if (src->wraps < src->min_wraps) {
+            fprintf(stderr, "%s: FAIL %s: only %u counter-wrap vectors, expected at least %u "
+                    "(parser regression?)\n", tu_prog, src->path, src->wraps, src->min_wraps);
+            short_count = 1;
         }
     }
 
