@@ -70,22 +70,23 @@ typedef struct {
  * counter kernel makes them all. */
 static void siv_derive(siv_ctx *c)
 {
+    static const uint8_t zero[6 * AESFAST_BLOCK];
     const aesfast_kernel *k = c->kernel;
-    uint8_t ctr[AESFAST_BLOCK] = {0}, zero[6 * AESFAST_BLOCK] = {0}, ks[6 * AESFAST_BLOCK];
-    uint8_t auth[16], enc[32];
+    uint8_t ctr[AESFAST_BLOCK] = {0};
+    struct {
+        uint8_t ks[6 * AESFAST_BLOCK], auth[16], enc[32];
+    } t; /* the derived secrets, wiped together */
     size_t nblocks = 2 + c->keylen / 8;
 
     memcpy(ctr + 4, c->nonce, SIV_NONCE);
-    k->gcmsiv.ctr(&c->key, ctr, zero, ks, nblocks);
+    k->gcmsiv.ctr(&c->key, ctr, zero, t.ks, nblocks);
     for (size_t j = 0; j < 2; j++)
-        memcpy(auth + 8 * j, ks + AESFAST_BLOCK * j, 8);
+        memcpy(t.auth + 8 * j, t.ks + AESFAST_BLOCK * j, 8);
     for (size_t j = 2; j < nblocks; j++)
-        memcpy(enc + 8 * (j - 2), ks + AESFAST_BLOCK * j, 8);
-    k->set_key(&c->enc_key, enc, c->keylen);
-    k->gcmsiv.hash_init(&c->hkey, auth);
-    OPENSSL_cleanse(ks, sizeof(ks));
-    OPENSSL_cleanse(auth, sizeof(auth));
-    OPENSSL_cleanse(enc, sizeof(enc));
+        memcpy(t.enc + 8 * (j - 2), t.ks + AESFAST_BLOCK * j, 8);
+    k->set_key(&c->enc_key, t.enc, c->keylen);
+    k->gcmsiv.hash_init(&c->hkey, t.auth);
+    OPENSSL_cleanse(&t, sizeof(t));
 }
 
 /* A new message on the current key and nonce. */
@@ -358,6 +359,13 @@ static int gcmsiv_get_params(OSSL_PARAM params[], size_t keylen)
     return aesfast_cipher_get_params(params, EVP_CIPH_GCM_SIV_MODE, keylen, SIV_NONCE, 1);
 }
 
+/* strcmp, after a first-letter check: the per-message path reads "ivlen" and "tag" on every
+ * message (see gcm.c's param_id). */
+static int is(const char *key, const char *name)
+{
+    return key[0] == name[0] && strcmp(key, name) == 0;
+}
+
 static int gcmsiv_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
     siv_ctx *c = vctx;
@@ -365,7 +373,7 @@ static int gcmsiv_get_ctx_params(void *vctx, OSSL_PARAM params[])
     for (OSSL_PARAM *p = params; p != NULL && p->key != NULL; p++) {
         int ok = 1;
 
-        if (strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0) {
+        if (is(p->key, OSSL_CIPHER_PARAM_AEAD_TAG)) {
             if (!c->enc || !c->data_done || !c->result || p->data_size != SIV_TAG) {
                 AESFAST_RAISE(c->prov, AESFAST_R_INVALID_TAG,
                               "%s: the 16-byte tag (asked %zu) is read after sealing", c->name,
@@ -373,11 +381,11 @@ static int gcmsiv_get_ctx_params(void *vctx, OSSL_PARAM params[])
                 return 0;
             }
             ok = OSSL_PARAM_set_octet_string(p, c->tag, SIV_TAG);
-        } else if (strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TAGLEN) == 0) {
+        } else if (is(p->key, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) {
             ok = OSSL_PARAM_set_size_t(p, SIV_TAG);
-        } else if (strcmp(p->key, OSSL_CIPHER_PARAM_KEYLEN) == 0) {
+        } else if (is(p->key, OSSL_CIPHER_PARAM_KEYLEN)) {
             ok = OSSL_PARAM_set_size_t(p, c->keylen);
-        } else if (strcmp(p->key, OSSL_CIPHER_PARAM_IVLEN) == 0) {
+        } else if (is(p->key, OSSL_CIPHER_PARAM_IVLEN)) {
             ok = OSSL_PARAM_set_size_t(p, SIV_NONCE);
         } /* anything else: not ours to answer (OSSL_PARAM(3)) */
         if (!ok) {
@@ -413,7 +421,7 @@ static int gcmsiv_set_ctx_params(void *vctx, const OSSL_PARAM params[])
     siv_ctx *c = vctx;
 
     for (const OSSL_PARAM *p = params; p != NULL && p->key != NULL; p++) {
-        if (strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_TAG) == 0) {
+        if (is(p->key, OSSL_CIPHER_PARAM_AEAD_TAG)) {
             /* Sealing makes its own tag: a tag (or, with no data, a tag length) given then is
              * checked for its length and otherwise ignored, as in OpenSSL. */
             if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data_size != SIV_TAG
@@ -427,7 +435,7 @@ static int gcmsiv_set_ctx_params(void *vctx, const OSSL_PARAM params[])
                 memcpy(c->tag, p->data, SIV_TAG);
                 c->have_tag = 1;
             }
-        } else if (strcmp(p->key, OSSL_CIPHER_PARAM_SPEED) == 0) {
+        } else if (is(p->key, OSSL_CIPHER_PARAM_SPEED)) {
             unsigned int u;
 
             if (!OSSL_PARAM_get_uint(p, &u)) {
@@ -436,7 +444,7 @@ static int gcmsiv_set_ctx_params(void *vctx, const OSSL_PARAM params[])
                 return 0;
             }
             c->speed = u != 0;
-        } else if (strcmp(p->key, OSSL_CIPHER_PARAM_AEAD_IVLEN) == 0) {
+        } else if (is(p->key, OSSL_CIPHER_PARAM_AEAD_IVLEN)) {
             size_t sz;
 
             /* Only 12: an application asking for another nonce length gets an error, not a
@@ -446,7 +454,7 @@ static int gcmsiv_set_ctx_params(void *vctx, const OSSL_PARAM params[])
                               "%s takes a 12-byte nonce only", c->name);
                 return 0;
             }
-        } else if (strcmp(p->key, OSSL_CIPHER_PARAM_KEYLEN) == 0) {
+        } else if (is(p->key, OSSL_CIPHER_PARAM_KEYLEN)) {
             size_t sz;
 
             if (!OSSL_PARAM_get_size_t(p, &sz)) {
