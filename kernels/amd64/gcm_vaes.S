@@ -208,6 +208,7 @@
         .set            GD_X, %xmm13
         .set            GT_X, %xmm14
         .set            GT_Y, %ymm14
+        .set            GMID2, %zmm16           /* zmm only: the second middle product */
 .endm
 
 /* \dst ^= \a ^ \b: one VPTERNLOGD (0x96 = three-way XOR) on zmm, two VPXORs on ymm. */
@@ -260,6 +261,26 @@
  * In AT&T order VPCLMULQDQ is (imm, src2, src1, dst): imm bit 0 picks src1's qword, bit 4 src2's.
  */
 .macro _ghash_mul_acc hk, disp, first
+.if VL == 64
+        /* zmm: schoolbook, 4 VPCLMULQDQ and no Karatsuba shuffles; GMI gets both middle
+         * products, added with one VPTERNLOGD. GD is consumed; GT and zmm16 are temporaries. */
+        _vmovdqu        \disp(\hk), GHP_V               /* the powers */
+.if \first
+        vpclmulqdq      $0x00, GHP_V, GD, GLO           /* a_lo * b_lo */
+        vpclmulqdq      $0x01, GHP_V, GD, GMI           /* a_hi * b_lo */
+        vpclmulqdq      $0x10, GHP_V, GD, GT            /* a_lo * b_hi */
+        vpclmulqdq      $0x11, GHP_V, GD, GHI           /* a_hi * b_hi */
+        vpxord          GT, GMI, GMI
+.else
+        vpclmulqdq      $0x00, GHP_V, GD, GT
+        vpclmulqdq      $0x01, GHP_V, GD, GMID2
+        vpxord          GT, GLO, GLO
+        vpclmulqdq      $0x10, GHP_V, GD, GT
+        vpternlogd      $0x96, GT, GMID2, GMI
+        vpclmulqdq      $0x11, GHP_V, GD, GD
+        vpxord          GD, GHI, GHI
+.endif
+.else
         _vmovdqu        \disp(\hk), GHP_V               /* the powers */
 .if \first
         vpclmulqdq      $0x00, GHP_V, GD, GLO           /* a_lo * b_lo */
@@ -278,6 +299,7 @@
         _vpxor          GD, GT, GT
         vpclmulqdq      $0x00, GHP_V, GT, GT
         _vpxor          GT, GMI, GMI
+.endif
 .endif
 .endm
 
@@ -308,7 +330,9 @@
  *   fold 2: the same from MI into HI, which is then the reduced result.
  */
 .macro _ghash_reduce
+.if VL == 32
         _vpxor3         GLO, GHI, GMI                   /* MI = Karatsuba ^ LO ^ HI */
+.endif
         vpclmulqdq      $0x10, .Lgfpoly(%rip), GLO, GT  /* L0 * C */
         vpshufd         $0x4e, GLO, GLO                 /* [L1, L0] */
         _vpxor3         GT, GLO, GMI
