@@ -64,9 +64,14 @@
  *   VL/16 blocks meets a vector of the matching powers, lane for lane; the three 128-bit parts
  *   of every 256-bit product (LO = a_lo b_lo, HI = a_hi b_hi, MI = the middle) are added in
  *   accumulators whose lanes are reduced together and only then XORed into one lane.
- *   Products use Karatsuba: MI = (a_lo ^ a_hi)(b_lo ^ b_hi) ^ LO ^ HI, 3 VPCLMULQDQ per vector
- *   instead of 4 for two more cheap XOR/shuffle operations; the ^ LO ^ HI is done once per 16
- *   blocks, on the sums. (Zen 3, measured with independent instructions: VAESENC ymm 2 per
+ *   On ymm, products use Karatsuba: MI = (a_lo ^ a_hi)(b_lo ^ b_hi) ^ LO ^ HI, 3 VPCLMULQDQ per
+ *   vector instead of 4 for two more cheap XOR/shuffle operations; the ^ LO ^ HI is done once per
+ *   16 blocks, on the sums. On zmm they are schoolbook (MI = a_hi b_lo ^ a_lo b_hi, 4
+ *   VPCLMULQDQ) and the sums are made with VPTERNLOGD's three-way XOR: on Ice Lake-class cores
+ *   VAESENC zmm has port 0 to itself while VPCLMULQDQ, shuffles and logic share ports 0 and 5,
+ *   so the loop is bound by its count of vector operations, and Karatsuba's VPSHUFD and VPXORD
+ *   per vector cost more than the VPCLMULQDQ they save (llvm-mca -mcpu=icelake-server, AES-128
+ *   seal loop: 49.4 cycles per 16 blocks with Karatsuba, 42.9 without). (Zen 3, measured with independent instructions: VAESENC ymm 2 per
  *   cycle, VPCLMULQDQ ymm or xmm 1 per 2 cycles, VPXOR ymm 4 per cycle, but they share the
  *   vector pipes: AES-128's 80 VAESENC(LAST) + 26 VPCLMULQDQ take 61 cycles, not 52, and with
  *   the loop's ~100 XORs and 10 VPSHUFDs 78. That mix, not either unit alone, bounds the
@@ -78,7 +83,8 @@
  *     bytes   0..255   H'^16, H'^15, ..., H'^1 (16 bytes each): the vector for blocks
  *                      i*VL/16 .. of a 16-block group is loaded from offset i*VL, and a group of
  *                      n < 16 blocks starts at offset 16*(16-n).
- *     bytes 256..511   for each power at the same index, lo ^ hi in both qwords (Karatsuba).
+ *     bytes 256..511   for each power at the same index, lo ^ hi in both qwords (Karatsuba;
+ *                      only the 256-bit functions read them).
  *     bytes 512..1023  zero. A masked tail may read past H'^1 into the Karatsuba terms or past
  *                      them, always beside zeroed data lanes, so those lanes add nothing.
  *
@@ -118,6 +124,8 @@
  *   V11  GMI: sum of the middle products       V12  GHI: sum of the HI products
  *   V13  GD: a vector of data blocks           V14  GT: products and temporaries
  *   V15  GACC: the hash state (lane 0; the other lanes zero)
+ *   zmm only: zmm16 and zmm4-6 (free there: 4 AES states) carry products from one hash step to
+ *   the next (_ghash_step64), zmm16 also the second middle product in _ghash_mul_acc.
  *   The CTR tail uses the roles of vaes.S; the hash state is kept in *acc across it.
  */
 
