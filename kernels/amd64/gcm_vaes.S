@@ -66,17 +66,18 @@
  *   accumulators whose lanes are reduced together and only then XORed into one lane.
  *   On ymm, products use Karatsuba: MI = (a_lo ^ a_hi)(b_lo ^ b_hi) ^ LO ^ HI, 3 VPCLMULQDQ per
  *   vector instead of 4 for two more cheap XOR/shuffle operations; the ^ LO ^ HI is done once per
- *   16 blocks, on the sums. On zmm they are schoolbook (MI = a_hi b_lo ^ a_lo b_hi, 4
- *   VPCLMULQDQ) and the sums are made with VPTERNLOGD's three-way XOR: on Ice Lake-class cores
- *   VAESENC zmm has port 0 to itself while VPCLMULQDQ, shuffles and logic share ports 0 and 5,
- *   so the loop is bound by its count of vector operations, and Karatsuba's VPSHUFD and VPXORD
- *   per vector cost more than the VPCLMULQDQ they save (llvm-mca -mcpu=icelake-server, AES-128
- *   seal loop: 49.4 cycles per 16 blocks with Karatsuba, 42.9 without). (Zen 3, measured with independent instructions: VAESENC ymm 2 per
+ *   16 blocks, on the sums. (Zen 3, measured with independent instructions: VAESENC ymm 2 per
  *   cycle, VPCLMULQDQ ymm or xmm 1 per 2 cycles, VPXOR ymm 4 per cycle, but they share the
  *   vector pipes: AES-128's 80 VAESENC(LAST) + 26 VPCLMULQDQ take 61 cycles, not 52, and with
  *   the loop's ~100 XORs and 10 VPSHUFDs 78. That mix, not either unit alone, bounds the
  *   stitched loop, which runs at 95-98 cycles per 16 blocks (AES-128); the unstitched GHASH
  *   loop is at its VPCLMULQDQ bound, 52-53.)
+ *   On zmm, products are schoolbook (MI = a_hi b_lo ^ a_lo b_hi, 4 VPCLMULQDQ per vector) and
+ *   the sums use VPTERNLOGD's three-way XOR. On Ice Lake-class cores VAESENC zmm runs on port 0
+ *   only, VPCLMULQDQ zmm and shuffles on port 5, zmm logic on either: the loop is bound by its
+ *   count of vector operations, and Karatsuba's VPSHUFD and VPXORD per vector cost more than
+ *   the VPCLMULQDQ they save (llvm-mca-14 -mcpu=icelake-server, AES-128 seal loop: 49.4 cycles
+ *   per 16 blocks with Karatsuba, 42.9 without).
  *
  * The hash-key table (aesfast_hash_key.tbl, 1024 bytes, 16-byte aligned only; POLYVAL's the same
  * with H' = H)
