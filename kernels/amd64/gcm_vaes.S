@@ -64,21 +64,28 @@
  *   VL/16 blocks meets a vector of the matching powers, lane for lane; the three 128-bit parts
  *   of every 256-bit product (LO = a_lo b_lo, HI = a_hi b_hi, MI = the middle) are added in
  *   accumulators whose lanes are reduced together and only then XORed into one lane.
- *   Products use Karatsuba: MI = (a_lo ^ a_hi)(b_lo ^ b_hi) ^ LO ^ HI, 3 VPCLMULQDQ per vector
- *   instead of 4 for two more cheap XOR/shuffle operations; the ^ LO ^ HI is done once per 16
- *   blocks, on the sums. (Zen 3, measured with independent instructions: VAESENC ymm 2 per
+ *   On ymm, products use Karatsuba: MI = (a_lo ^ a_hi)(b_lo ^ b_hi) ^ LO ^ HI, 3 VPCLMULQDQ per
+ *   vector instead of 4 for two more cheap XOR/shuffle operations; the ^ LO ^ HI is done once per
+ *   16 blocks, on the sums. (Zen 3, measured with independent instructions: VAESENC ymm 2 per
  *   cycle, VPCLMULQDQ ymm or xmm 1 per 2 cycles, VPXOR ymm 4 per cycle, but they share the
  *   vector pipes: AES-128's 80 VAESENC(LAST) + 26 VPCLMULQDQ take 61 cycles, not 52, and with
  *   the loop's ~100 XORs and 10 VPSHUFDs 78. That mix, not either unit alone, bounds the
  *   stitched loop, which runs at 95-98 cycles per 16 blocks (AES-128); the unstitched GHASH
  *   loop is at its VPCLMULQDQ bound, 52-53.)
+ *   On zmm, products are schoolbook (MI = a_hi b_lo ^ a_lo b_hi, 4 VPCLMULQDQ per vector) and
+ *   the sums use VPTERNLOGD's three-way XOR. On Ice Lake-class cores VAESENC zmm runs on port 0
+ *   only, VPCLMULQDQ zmm and shuffles on port 5, zmm logic on either: the loop is bound by its
+ *   count of vector operations, and Karatsuba's VPSHUFD and VPXORD per vector cost more than
+ *   the VPCLMULQDQ they save (llvm-mca-14 -mcpu=icelake-server, AES-128 seal loop: 49.4 cycles
+ *   per 16 blocks with Karatsuba, 42.9 without).
  *
  * The hash-key table (aesfast_hash_key.tbl, 1024 bytes, 16-byte aligned only; POLYVAL's the same
  * with H' = H)
  *     bytes   0..255   H'^16, H'^15, ..., H'^1 (16 bytes each): the vector for blocks
  *                      i*VL/16 .. of a 16-block group is loaded from offset i*VL, and a group of
  *                      n < 16 blocks starts at offset 16*(16-n).
- *     bytes 256..511   for each power at the same index, lo ^ hi in both qwords (Karatsuba).
+ *     bytes 256..511   for each power at the same index, lo ^ hi in both qwords (Karatsuba;
+ *                      only the 256-bit functions read them).
  *     bytes 512..1023  zero. A masked tail may read past H'^1 into the Karatsuba terms or past
  *                      them, always beside zeroed data lanes, so those lanes add nothing.
  *
@@ -118,6 +125,8 @@
  *   V11  GMI: sum of the middle products       V12  GHI: sum of the HI products
  *   V13  GD: a vector of data blocks           V14  GT: products and temporaries
  *   V15  GACC: the hash state (lane 0; the other lanes zero)
+ *   zmm only: zmm16 and zmm4-6 (free there: 4 AES states) carry products from one hash step to
+ *   the next (_ghash_step64), zmm16 also the second middle product in _ghash_mul_acc.
  *   The CTR tail uses the roles of vaes.S; the hash state is kept in *acc across it.
  */
 
@@ -208,6 +217,7 @@
         .set            GD_X, %xmm13
         .set            GT_X, %xmm14
         .set            GT_Y, %ymm14
+        .set            GMID2, %zmm16           /* zmm only: the second middle product */
 .endm
 
 /* \dst ^= \a ^ \b: one VPTERNLOGD (0x96 = three-way XOR) on zmm, two VPXORs on ymm. */
@@ -260,6 +270,26 @@
  * In AT&T order VPCLMULQDQ is (imm, src2, src1, dst): imm bit 0 picks src1's qword, bit 4 src2's.
  */
 .macro _ghash_mul_acc hk, disp, first
+.if VL == 64
+        /* zmm: schoolbook, 4 VPCLMULQDQ and no Karatsuba shuffles; GMI gets both middle
+         * products, added with one VPTERNLOGD. GD is consumed; GT and zmm16 are temporaries. */
+        _vmovdqu        \disp(\hk), GHP_V               /* the powers */
+.if \first
+        vpclmulqdq      $0x00, GHP_V, GD, GLO           /* a_lo * b_lo */
+        vpclmulqdq      $0x01, GHP_V, GD, GMI           /* a_hi * b_lo */
+        vpclmulqdq      $0x10, GHP_V, GD, GT            /* a_lo * b_hi */
+        vpclmulqdq      $0x11, GHP_V, GD, GHI           /* a_hi * b_hi */
+        vpxord          GT, GMI, GMI
+.else
+        vpclmulqdq      $0x00, GHP_V, GD, GT
+        vpclmulqdq      $0x01, GHP_V, GD, GMID2
+        vpxord          GT, GLO, GLO
+        vpclmulqdq      $0x10, GHP_V, GD, GT
+        vpternlogd      $0x96, GT, GMID2, GMI
+        vpclmulqdq      $0x11, GHP_V, GD, GD
+        vpxord          GD, GHI, GHI
+.endif
+.else
         _vmovdqu        \disp(\hk), GHP_V               /* the powers */
 .if \first
         vpclmulqdq      $0x00, GHP_V, GD, GLO           /* a_lo * b_lo */
@@ -279,6 +309,7 @@
         vpclmulqdq      $0x00, GHP_V, GT, GT
         _vpxor          GT, GMI, GMI
 .endif
+.endif
 .endm
 
 /*
@@ -291,11 +322,58 @@
 .macro _ghash_step hfmt, i, src, off
         _vmovdqu        \off+\i*VL(\src), GD
         _hash_bswap     \hfmt, GD              /* blocks -> integers */
+.if VL == 64
 .if \i == 0
+        _vpxor          GACC, GD, GD
+.endif
+        _ghash_step64   \i
+.elseif \i == 0
         _vpxor          GACC, GD, GD
         _ghash_mul_acc  HKEY, 0, 0
 .else
         _ghash_mul_acc  HKEY, \i*VL, (\i == 1)
+.endif
+.endm
+
+/*
+ * zmm step \i (NV = 4, run in the order 1, 2, 3, 0): GD times the powers at \i*VL(HKEY), the 16
+ * products of a group summed with as few VPTERNLOGDs as three-way XORs allow, by carrying some
+ * products from one step into the next: step 2 keeps its LO and HI products (zmm4, zmm5) for
+ * step 3 to add with its own, and each step's second middle product (zmm16, zmm6, zmm16) goes in
+ * with the next step's first. 8 XORs per group instead of 10 (and none for Karatsuba).
+ */
+.macro _ghash_step64 i
+        _vmovdqu        \i*VL(HKEY), GHP_V              /* the powers */
+.if \i == 1
+        vpclmulqdq      $0x00, GHP_V, GD, GLO           /* a_lo * b_lo */
+        vpclmulqdq      $0x01, GHP_V, GD, GMI           /* a_hi * b_lo */
+        vpclmulqdq      $0x10, GHP_V, GD, %zmm16        /* a_lo * b_hi: to step 2 */
+        vpclmulqdq      $0x11, GHP_V, GD, GHI           /* a_hi * b_hi */
+.elseif \i == 2
+        vpclmulqdq      $0x00, GHP_V, GD, %zmm4         /* LO: to step 3 */
+        vpclmulqdq      $0x01, GHP_V, GD, GT
+        vpternlogd      $0x96, %zmm16, GT, GMI
+        vpclmulqdq      $0x10, GHP_V, GD, %zmm6         /* to step 3 */
+        vpclmulqdq      $0x11, GHP_V, GD, %zmm5         /* HI: to step 3 */
+.elseif \i == 3
+        vpclmulqdq      $0x00, GHP_V, GD, GT
+        vpternlogd      $0x96, %zmm4, GT, GLO
+        vpclmulqdq      $0x01, GHP_V, GD, GT
+        vpternlogd      $0x96, %zmm6, GT, GMI
+        vpclmulqdq      $0x10, GHP_V, GD, %zmm16        /* to step 0 */
+        vpclmulqdq      $0x11, GHP_V, GD, GD
+        vpternlogd      $0x96, %zmm5, GD, GHI
+.elseif \i == 0
+        vpclmulqdq      $0x00, GHP_V, GD, GT            /* LO first: the reduction waits on it */
+        vpxord          GT, GLO, GLO
+        vpclmulqdq      $0x01, GHP_V, GD, GT
+        vpternlogd      $0x96, %zmm16, GT, GMI
+        vpclmulqdq      $0x10, GHP_V, GD, GT
+        vpxord          GT, GMI, GMI
+        vpclmulqdq      $0x11, GHP_V, GD, GD
+        vpxord          GD, GHI, GHI
+.else
+        .error "_ghash_step64: NV must be 4"
 .endif
 .endm
 
@@ -308,7 +386,9 @@
  *   fold 2: the same from MI into HI, which is then the reduced result.
  */
 .macro _ghash_reduce
+.if VL == 32
         _vpxor3         GLO, GHI, GMI                   /* MI = Karatsuba ^ LO ^ HI */
+.endif
         vpclmulqdq      $0x10, .Lgfpoly(%rip), GLO, GT  /* L0 * C */
         vpshufd         $0x4e, GLO, GLO                 /* [L1, L0] */
         _vpxor3         GT, GLO, GMI
