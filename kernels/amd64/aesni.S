@@ -40,6 +40,7 @@
  */
 
 #include "asm_base.h"
+#include "aesni_macros.h"
 
 #if defined(__x86_64__)
 
@@ -236,36 +237,13 @@ AESFAST_END(aesfast_aesni_set_key)
 .endr
 .endm
 
-/* One AES round with round key \key on blocks X0..X(\n-1). */
-.macro _aesenc_n key, n
-.irp i, 0,1,2,3,4,5,6,7
-.if \i < \n
-        aesenc          \key, X\i
-.endif
-.endr
-.endm
-
-/* One AES round with the round key \j places before the last one, loaded from memory. */
-.macro _aesenc_mem j, n
-        movdqu          -16*\j(RKEND), RKT
-        _aesenc_n       RKT, \n
-.endm
-
 /*
  * All rounds but the first AddRoundKey and the last round, on X0..X(\n-1). AES-256 enters at
  * round key RKEND-13, AES-192 at RKEND-11 and AES-128 at RKEND-9. The branch depends only on the
  * round count.
  */
 .macro _aes_middle_rounds n
-        cmp             $12, ROUNDS
-        jb              .Lrounds128\@
-        je              .Lrounds192\@
-        _aesenc_mem     13, \n
-        _aesenc_mem     12, \n
-.Lrounds192\@:
-        _aesenc_mem     11, \n
-        _aesenc_mem     10, \n
-.Lrounds128\@:
+        _aes_long_key_rounds \n, ROUNDS
 .irp j, 9,8,7,6
         _aesenc_mem     \j, \n
 .endr

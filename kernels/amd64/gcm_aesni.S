@@ -117,6 +117,7 @@
  */
 
 #include "asm_base.h"
+#include "aesni_macros.h"
 
 #if defined(__x86_64__)
 
@@ -333,21 +334,6 @@
 
 /* ---- AES-CTR building blocks --------------------------------------------------------------- */
 
-/* One AES round with round key \key on X0..X(\n-1). */
-.macro _aesenc_n key, n
-.irp i, 0,1,2,3,4,5,6,7
-.if \i < \n
-        aesenc          \key, X\i
-.endif
-.endr
-.endm
-
-/* The round with the round key \j places before the last one. */
-.macro _aesenc_mem j, n
-        movdqu          -16*\j(RKEND), RKT
-        _aesenc_n       RKT, \n
-.endm
-
 /* TW = the counter dword of the counter block CTRW + \i, XORed with the same dword of rk[0]. The
  * counter is made in a general-purpose register (32-bit arithmetic wraps mod 2^32 by itself),
  * which keeps the vector ports, which AESENC and PCLMULQDQ saturate, free. */
@@ -391,15 +377,7 @@
 .endr
         add             $\n, CTRWD
         /* AES-256 enters at round key RKEND-13, AES-192 at RKEND-11, AES-128 at RKEND-9. */
-        cmpl            $12, ROUNDS_MEM
-        jb              .Lrounds128\@
-        je              .Lrounds192\@
-        _aesenc_mem     13, \n
-        _aesenc_mem     12, \n
-.Lrounds192\@:
-        _aesenc_mem     11, \n
-        _aesenc_mem     10, \n
-.Lrounds128\@:
+        _aes_long_key_rounds \n, ROUNDS_MEM
 .irp j, 9,8,7,6,5,4,3,2,1
         _aesenc_mem     \j, \n
 .if \hash

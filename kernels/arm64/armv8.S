@@ -50,6 +50,7 @@
  * two) and 8 fewer with inc32le (no REV), of which 152 / 184 / 216 are AESE/AESMC.
  */
 #include "asm_base.h"
+#include "armv8_macros.h"
 
 #if defined(__aarch64__)
 #if defined(__AARCH64EB__)
@@ -112,24 +113,11 @@ BLK7    .req    v7
  * Per-block helpers. (Inside a macro, an .irp index followed by ".16b" is not substituted, so
  * the loops below pass whole register names to these instead.)
  */
-.macro _aese_aesmc b, k
-        aese    \b\().16b, \k\().16b
-        aesmc   \b\().16b, \b\().16b                  // adjacent to its AESE: the pair fuses
-.endm
 .macro _aese_last b, k
         aese    \b\().16b, \k\().16b                  // last round: no MixColumns
 .endm
 .macro _eor16 d, a, b
         eor     \d\().16b, \a\().16b, \b\().16b
-.endm
-
-/* _aes_round n, k: one full round with round key \k on BLK0..BLK(n-1). */
-.macro _aes_round n, k
-.irp i, 0, 1, 2, 3, 4, 5, 6, 7
-.if \i < \n
-        _aese_aesmc BLK\i, \k
-.endif
-.endr
 .endm
 
 /*
@@ -521,29 +509,7 @@ AESFAST_FUNC(\name)
         _eor16  BLK\i, BLK\i, RKLAST
 .endr
 .Lctr_tail_xor\@:
-        tbz     REM, #2, .Lctr_tail_2\@
-        ld1     {TIN0.16b-TIN3.16b}, [INP], #64
-.irp i, 0, 1, 2, 3
-        _eor16  TIN\i, TIN\i, BLK\i
-.endr
-        st1     {TIN0.16b-TIN3.16b}, [OUTP], #64
-        mov     BLK0.16b, BLK4.16b
-        mov     BLK1.16b, BLK5.16b
-        mov     BLK2.16b, BLK6.16b
-        mov     BLK3.16b, BLK7.16b
-.Lctr_tail_2\@:
-        tbz     REM, #1, .Lctr_tail_1\@
-        ld1     {TIN0.16b, TIN1.16b}, [INP], #32
-        eor     TIN0.16b, TIN0.16b, BLK0.16b
-        eor     TIN1.16b, TIN1.16b, BLK1.16b
-        st1     {TIN0.16b, TIN1.16b}, [OUTP], #32
-        mov     BLK0.16b, BLK2.16b
-        mov     BLK1.16b, BLK3.16b
-.Lctr_tail_1\@:
-        tbz     REM, #0, .Lctr_done\@
-        ld1     {TIN0.16b}, [INP]
-        eor     TIN0.16b, TIN0.16b, BLK0.16b
-        st1     {TIN0.16b}, [OUTP]
+        _xor_store_tail REM, TIN
 .Lctr_done\@:
         ret
 AESFAST_END(\name)

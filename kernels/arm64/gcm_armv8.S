@@ -170,6 +170,7 @@
  * MOV (7).
  */
 #include "asm_base.h"
+#include "armv8_macros.h"
 
 #if defined(__aarch64__)
 #if defined(__AARCH64EB__)
@@ -273,20 +274,6 @@ CTRV    .req    v31             // the counter of the next block, lanes in host 
         eor     \d\().16b, \a\().16b, \b\().16b
         eor     \d\().16b, \d\().16b, \c\().16b
 .endif
-.endm
-
-.macro _aese_aesmc b, k
-        aese    \b\().16b, \k\().16b
-        aesmc   \b\().16b, \b\().16b                  // adjacent to its AESE: the pair fuses
-.endm
-
-/* _aes_round n, k: one full round with round key \k on BLK0..BLK(n-1). */
-.macro _aes_round n, k
-.irp i, 0, 1, 2, 3, 4, 5, 6, 7
-.if \i < \n
-        _aese_aesmc BLK\i, \k
-.endif
-.endr
 .endm
 
 .macro _aese_last b
@@ -756,30 +743,7 @@ CINC8   .req    v16             // 8
         _xor_rklast BLK\i
 .endr
 .Lctr_tail_xor\@:
-        tbz     TREM, #2, .Lctr_tail2\@
-        ld1     {IN0.16b-IN3.16b}, [INP], #64
-        eor     IN0.16b, IN0.16b, BLK0.16b
-        eor     IN1.16b, IN1.16b, BLK1.16b
-        eor     IN2.16b, IN2.16b, BLK2.16b
-        eor     IN3.16b, IN3.16b, BLK3.16b
-        st1     {IN0.16b-IN3.16b}, [OUTP], #64
-        mov     BLK0.16b, BLK4.16b
-        mov     BLK1.16b, BLK5.16b
-        mov     BLK2.16b, BLK6.16b
-        mov     BLK3.16b, BLK7.16b
-.Lctr_tail2\@:
-        tbz     TREM, #1, .Lctr_tail1\@
-        ld1     {IN0.16b, IN1.16b}, [INP], #32
-        eor     IN0.16b, IN0.16b, BLK0.16b
-        eor     IN1.16b, IN1.16b, BLK1.16b
-        st1     {IN0.16b, IN1.16b}, [OUTP], #32
-        mov     BLK0.16b, BLK2.16b
-        mov     BLK1.16b, BLK3.16b
-.Lctr_tail1\@:
-        tbz     TREM, #0, .Lctr_tail_done\@
-        ld1     {IN0.16b}, [INP], #16
-        eor     IN0.16b, IN0.16b, BLK0.16b
-        st1     {IN0.16b}, [OUTP], #16
+        _xor_store_tail TREM, IN
 .Lctr_tail_done\@:
 .endm
 
