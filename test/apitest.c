@@ -292,6 +292,30 @@ int api_start(const char *prog, int argc, char **argv, OSSL_PROVIDER **pdef,
     return 0;
 }
 
+int api_fetch_pairs(const char *mode, EVP_CIPHER *t[3], EVP_CIPHER *r[3])
+{
+    static const int bits[3] = { 128, 192, 256 };
+
+    for (int ki = 0; ki < 3; ki++) {
+        char nm[32];
+
+        snprintf(nm, sizeof(nm), "AES-%d-%s", bits[ki], mode);
+        scope = "fetch";
+        r[ki] = EVP_CIPHER_fetch(NULL, nm, "provider=default");
+        t[ki] = EVP_CIPHER_fetch(NULL, nm, tprop);
+        if (!CHECK(r[ki] != NULL && t[ki] != NULL, "fetch %s", nm)) {
+            ERR_print_errors_fp(stdout);
+            return 0;
+        }
+        CHECK(strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(t[ki])), tname) == 0,
+              "%s comes from %s", nm, OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(t[ki])));
+        CHECK(strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(r[ki])), "default") == 0,
+              "reference %s comes from %s", nm,
+              OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(r[ki])));
+    }
+    return 1;
+}
+
 int api_finish(const char *prog, OSSL_PROVIDER *pdef, OSSL_PROVIDER *ptest)
 {
     OSSL_PROVIDER_unload(ptest);

@@ -89,6 +89,11 @@ void compare_lists(const char *which, const OSSL_PARAM *r, const OSSL_PARAM *t,
  */
 int api_start(const char *prog, int argc, char **argv, OSSL_PROVIDER **pdef,
               OSSL_PROVIDER **ptest);
+/* Fetches AES-128/192/256-<mode> ("CTR", "GCM") from the provider under test into t[] and from
+ * default into r[], and checks that each came from the provider it was asked of (a fetch that
+ * fell back elsewhere fails). Returns 1 if all six were fetched, else 0 after a message. */
+int api_fetch_pairs(const char *mode, EVP_CIPHER *t[3], EVP_CIPHER *r[3]);
+
 /* Unloads both and prints "PROG: N passed, M failed"; returns the exit status. */
 int api_finish(const char *prog, OSSL_PROVIDER *pdef, OSSL_PROVIDER *ptest);
 

@@ -912,23 +912,8 @@ int main(int argc, char **argv)
     if (api_start("ctr_api", argc, argv, &pdef, &ptest) != 0)
         return 1;
 
-    for (ki = 0; ki < 3; ki++) {
-        char nm[32];
-
-        snprintf(nm, sizeof(nm), "AES-%d-CTR", kbits[ki]);
-        scope = "fetch";
-        R[ki] = EVP_CIPHER_fetch(NULL, nm, "provider=default");
-        T[ki] = EVP_CIPHER_fetch(NULL, nm, tprop);
-        if (!CHECK(R[ki] != NULL && T[ki] != NULL, "fetch %s", nm)) {
-            ERR_print_errors_fp(stdout);
-            goto out;
-        }
-        CHECK(strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(T[ki])), tname) == 0,
-              "%s comes from %s", nm, OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(T[ki])));
-        CHECK(strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(R[ki])), "default") == 0,
-              "reference %s comes from %s", nm,
-              OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(R[ki])));
-    }
+    if (!api_fetch_pairs("CTR", T, R))
+        goto out;
     for (ki = 0; ki < 3; ki++) {
         int f0 = nfail;
 
