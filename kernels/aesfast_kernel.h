@@ -15,10 +15,13 @@
  *                  AES-CTR's 128-bit counter is built on top of it in C, by splitting a request
  *                  at 2^32-block boundaries (see provider/ctr.c).
  *
- * and, for the AEAD modes, a table of four functions (aesfast_aead_kernel) per mode family:
+ * and, for the AEAD modes, a table of functions (aesfast_aead_kernel) per mode family:
  *
  *   hash_init      H (the hash key, as 16 bytes) -> the tier's table of H's powers, in an
  *                  aesfast_hash_key whose layout only that tier knows.
+ *   hash_init_few  the same, but only what hash calls of at most AESFAST_HASH_FEW blocks read
+ *                  (GCM-SIV derives H per nonce, and a small message needs few powers). A tier
+ *                  whose table has no more than AESFAST_HASH_FEW powers uses hash_init here.
  *   hash           acc = the universal hash of acc and nblocks whole blocks (AAD, lengths).
  *   ctr            the mode's counter: ctr32_xor for GCM.
  *   ctr_then_hash  out = in XOR keystream, then acc = hash(acc, out): GCM's seal (and, with
@@ -44,6 +47,10 @@
  *   ctr_then_hash    out = in XOR keystream, then acc = POLYVAL(acc, out): GCM-SIV's open.
  *   hash_then_ctr    unused (NULL): GCM-SIV's seal needs the whole POLYVAL before the first
  *                    counter block (the tag) exists, so it is hash, then ctr, in two passes.
+ * and aesfast_kernel.gcmsiv_derive: a nonce's two keys (RFC 8452, section 4) from the
+ * key-generating key in one call, the encryption key expanded (of the same size as key) and the
+ * authentication key as 16 bytes. Optional: NULL means the provider makes them with ctr and
+ * set_key.
  *
  * Contracts common to all tiers:
  *   - set_key takes keylen 16, 24 or 32 only; the provider refuses other lengths before calling
@@ -77,6 +84,9 @@
  * Karatsuba term per power, which is more than any tier uses. */
 #define AESFAST_HASH_KEY_BYTES 1024
 
+/* hash_init_few's table serves hash calls of up to this many blocks. */
+#define AESFAST_HASH_FEW 8
+
 #ifndef __ASSEMBLER__
 
 #include <stddef.h>
@@ -104,6 +114,8 @@ typedef void aesfast_encrypt_block_fn(const aesfast_key *key, const uint8_t in[1
 typedef void aesfast_ctr32_xor_fn(const aesfast_key *key, const uint8_t ctr[16],
                                   const uint8_t *in, uint8_t *out, size_t nblocks);
 
+typedef void aesfast_gcmsiv_derive_fn(const aesfast_key *key, const uint8_t nonce[12],
+                                      aesfast_key *enc_key, uint8_t auth[16]);
 typedef void aesfast_hash_init_fn(aesfast_hash_key *hkey, const uint8_t h[16]);
 typedef void aesfast_hash_fn(const aesfast_hash_key *hkey, uint8_t acc[16], const uint8_t *in,
                              size_t nblocks);
@@ -114,6 +126,7 @@ typedef void aesfast_aead_crypt_fn(const aesfast_key *key, const aesfast_hash_ke
 /* One AEAD mode family's kernels (see the top of this file). */
 typedef struct aesfast_aead_kernel {
     aesfast_hash_init_fn *hash_init;
+    aesfast_hash_init_fn *hash_init_few;
     aesfast_hash_fn *hash;
     aesfast_ctr32_xor_fn *ctr;
     aesfast_aead_crypt_fn *ctr_then_hash;
@@ -128,6 +141,7 @@ typedef struct aesfast_kernel {
     aesfast_ctr32_xor_fn *ctr32_xor;
     aesfast_aead_kernel gcm;    /* GHASH and GCM's inc32 counter */
     aesfast_aead_kernel gcmsiv; /* POLYVAL and GCM-SIV's little-endian counter */
+    aesfast_gcmsiv_derive_fn *gcmsiv_derive; /* or NULL: the provider composes it (ctr, set_key) */
 } aesfast_kernel;
 
 /* Portable constant-time C (kernels/aes_generic.c): bitsliced, four blocks per pass. */
@@ -160,6 +174,7 @@ aesfast_ctr32_xor_fn aesfast_aesni_ctr32le_xor;
 aesfast_hash_init_fn aesfast_aesni_polyval_init;
 aesfast_hash_fn aesfast_aesni_polyval;
 aesfast_aead_crypt_fn aesfast_aesni_gcmsiv_ctr_then_hash;
+aesfast_gcmsiv_derive_fn aesfast_aesni_gcmsiv_derive; /* in aesni.S; the VAES tiers' too */
 /* kernels/amd64/vaes.S: VAES on 256-bit (AVX2) and 512-bit (AVX-512) vectors, one source. */
 aesfast_ctr32_xor_fn aesfast_vaes_avx2_ctr32_xor;
 aesfast_ctr32_xor_fn aesfast_vaes_avx512_ctr32_xor;
@@ -175,10 +190,12 @@ aesfast_aead_crypt_fn aesfast_vaes_avx512_gcm_hash_then_ctr;
 /* GCM-SIV on the VAES tiers: ctr32le_xor in kernels/amd64/vaes.S, the rest in gcm_vaes.S. */
 aesfast_ctr32_xor_fn aesfast_vaes_avx2_ctr32le_xor;
 aesfast_hash_init_fn aesfast_vaes_avx2_polyval_init;
+aesfast_hash_init_fn aesfast_vaes_avx2_polyval_init_few;
 aesfast_hash_fn aesfast_vaes_avx2_polyval;
 aesfast_aead_crypt_fn aesfast_vaes_avx2_gcmsiv_ctr_then_hash;
 aesfast_ctr32_xor_fn aesfast_vaes_avx512_ctr32le_xor;
 aesfast_hash_init_fn aesfast_vaes_avx512_polyval_init;
+aesfast_hash_init_fn aesfast_vaes_avx512_polyval_init_few;
 aesfast_hash_fn aesfast_vaes_avx512_polyval;
 aesfast_aead_crypt_fn aesfast_vaes_avx512_gcmsiv_ctr_then_hash;
 #endif

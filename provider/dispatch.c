@@ -139,18 +139,20 @@ typedef struct {
 
 /* The GCM and GCM-SIV tables of a tier whose functions are named aesfast_<prefix>_ghash_init
  * and so on; hash_prefix names the hash-loop variant (armv8-sha3 shares armv8's tables and
- * counters, and has its own EOR3 loops). */
+ * counters, and has its own EOR3 loops). GCM's hash key is per key, not per nonce, so its
+ * hash_init_few is the whole hash_init; GCM-SIV's names the tier's short one (or the whole one). */
 #define GCM_KERNELS(prefix, hash_prefix, ctr)                                                  \
-    {aesfast_##prefix##_ghash_init, aesfast_##hash_prefix##_ghash, ctr,                       \
+    {aesfast_##prefix##_ghash_init, aesfast_##prefix##_ghash_init,                            \
+     aesfast_##hash_prefix##_ghash, ctr,                                                       \
      aesfast_##hash_prefix##_gcm_ctr_then_hash, aesfast_##hash_prefix##_gcm_hash_then_ctr}
-#define GCMSIV_KERNELS(prefix, hash_prefix)                                                    \
-    {aesfast_##prefix##_polyval_init, aesfast_##hash_prefix##_polyval,                        \
+#define GCMSIV_KERNELS(prefix, hash_prefix, init_few)                                          \
+    {aesfast_##prefix##_polyval_init, init_few, aesfast_##hash_prefix##_polyval,              \
      aesfast_##prefix##_ctr32le_xor, aesfast_##hash_prefix##_gcmsiv_ctr_then_hash, NULL}
 
 static const tier tier_generic = {
     {"generic", aesfast_generic_set_key, aesfast_generic_encrypt_block, aesfast_generic_ctr32_xor,
      GCM_KERNELS(generic, generic, aesfast_generic_ctr32_xor),
-     GCMSIV_KERNELS(generic, generic)},
+     GCMSIV_KERNELS(generic, generic, aesfast_generic_polyval_init), NULL},
     0,
 };
 
@@ -159,19 +161,22 @@ static const tier tier_vaes_avx512 = {
     {"vaes-avx512", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
      aesfast_vaes_avx512_ctr32_xor,
      GCM_KERNELS(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_ctr32_xor),
-     GCMSIV_KERNELS(vaes_avx512, vaes_avx512)},
+     GCMSIV_KERNELS(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_polyval_init_few),
+     aesfast_aesni_gcmsiv_derive},
     F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_AVX512 | F_VAES | F_VPCLMUL | F_BMI2,
 };
 static const tier tier_vaes_avx2 = {
     {"vaes-avx2", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
      aesfast_vaes_avx2_ctr32_xor,
      GCM_KERNELS(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_ctr32_xor),
-     GCMSIV_KERNELS(vaes_avx2, vaes_avx2)},
+     GCMSIV_KERNELS(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_polyval_init_few),
+     aesfast_aesni_gcmsiv_derive},
     F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_VAES | F_VPCLMUL | F_BMI2,
 };
 static const tier tier_aesni = {
     {"aesni", aesfast_aesni_set_key, aesfast_aesni_encrypt_block, aesfast_aesni_ctr32_xor,
-     GCM_KERNELS(aesni, aesni, aesfast_aesni_ctr32_xor), GCMSIV_KERNELS(aesni, aesni)},
+     GCM_KERNELS(aesni, aesni, aesfast_aesni_ctr32_xor),
+     GCMSIV_KERNELS(aesni, aesni, aesfast_aesni_polyval_init), aesfast_aesni_gcmsiv_derive},
     F_AES | F_PCLMUL | F_SSSE3 | F_SSE41,
 };
 #endif
@@ -180,13 +185,13 @@ static const tier tier_aesni = {
 static const tier tier_armv8_sha3 = {
     {"armv8-sha3", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor,
      GCM_KERNELS(armv8, armv8_sha3, aesfast_armv8_ctr32_xor),
-     GCMSIV_KERNELS(armv8, armv8_sha3)},
+     GCMSIV_KERNELS(armv8, armv8_sha3, aesfast_armv8_polyval_init), NULL},
     F_AES | F_PCLMUL | F_SHA3,
 };
 static const tier tier_armv8 = {
     {"armv8", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor,
      GCM_KERNELS(armv8, armv8, aesfast_armv8_ctr32_xor),
-     GCMSIV_KERNELS(armv8, armv8)},
+     GCMSIV_KERNELS(armv8, armv8, aesfast_armv8_polyval_init), NULL},
     F_AES | F_PCLMUL,
 };
 #endif

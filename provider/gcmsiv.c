@@ -41,6 +41,8 @@
 #define OSSL_CIPHER_PARAM_SPEED "speed"
 #endif
 
+typedef uint64_t u64x2 __attribute__((vector_size(16)));
+
 #define SIV_NONCE 12
 #define SIV_TAG 16
 #define SIV_MAX ((uint64_t)1 << 36) /* RFC 8452: P_MAX = A_MAX = 2^36 bytes */
@@ -50,7 +52,8 @@ typedef struct {
     aesfast_key enc_key;    /* this nonce's message-encryption key */
     aesfast_hash_key hkey;  /* POLYVAL powers of this nonce's message-authentication key */
     aead_stream st;         /* the message: POLYVAL state, AAD and data lengths */
-    aead_stream after_aad;  /* st as the first data update found it ("speed" repeats from it) */
+    aead_stream after_aad;  /* "speed": st as the first data update found it, to repeat from */
+    uint8_t auth[16];       /* this nonce's message-authentication key, for siv_powers */
     const aesfast_prov *prov;
     const aesfast_kernel *kernel;
     const char *name;
@@ -59,34 +62,69 @@ typedef struct {
     uint8_t tag[SIV_TAG];      /* sealing: the tag made; opening: the tag expected */
     int enc, key_set, nonce_set;
     int have_tag;              /* opening: a tag was set */
+    int hkey_powers;           /* what hkey holds for this nonce: 0 nothing yet, 1 hash_init_few's
+                                * powers, 2 all of them (see siv_powers) */
     int data_done;             /* the message's data update ran */
+    int repeatable;            /* "speed" was set when it ran: more data updates may follow */
     int result;                /* its outcome: sealed, or opened and verified */
     unsigned int speed;
 } siv_ctx;
 
 /* The per-nonce keys (RFC 8452, section 4): AES_K(LE32(j) || nonce) for j = 0 .. 1 + keylen/8,
  * keeping the first 8 bytes of each: two halves of the authentication key, then the encryption
- * key. The input blocks are GCM-SIV counter blocks from (0 || nonce), so one call of the tier's
- * counter kernel makes them all. */
+ * key. The tier's gcmsiv_derive does it all in one call; otherwise the input blocks are GCM-SIV
+ * counter blocks from (0 || nonce), so one call of the tier's counter kernel makes them, and
+ * set_key expands the encryption key. The POLYVAL powers wait for siv_powers. */
 static void siv_derive(siv_ctx *c)
 {
     static const uint8_t zero[6 * AESFAST_BLOCK];
     const aesfast_kernel *k = c->kernel;
     uint8_t ctr[AESFAST_BLOCK] = {0};
     struct {
-        uint8_t ks[6 * AESFAST_BLOCK], auth[16], enc[32];
+        uint8_t ks[6 * AESFAST_BLOCK], enc[40]; /* enc: AES-192's 24 bytes + 16 */
     } t; /* the derived secrets, wiped together */
     size_t nblocks = 2 + c->keylen / 8;
 
+    c->hkey_powers = 0;
+    if (k->gcmsiv_derive != NULL) {
+        k->gcmsiv_derive(&c->key, c->nonce, &c->enc_key, c->auth);
+        return;
+    }
     memcpy(ctr + 4, c->nonce, SIV_NONCE);
     k->gcmsiv.ctr(&c->key, ctr, zero, t.ks, nblocks);
-    for (size_t j = 0; j < 2; j++)
-        memcpy(t.auth + 8 * j, t.ks + AESFAST_BLOCK * j, 8);
-    for (size_t j = 2; j < nblocks; j++)
-        memcpy(t.enc + 8 * (j - 2), t.ks + AESFAST_BLOCK * j, 8);
+    /* Two halves at a time, each key block written whole: the kernels' 16-byte loads of it are
+     * then forwarded from one store, where two 8-byte stores would make them wait. */
+    for (size_t j = 0; j < nblocks; j += 2) {
+        u64x2 v;
+        uint64_t lo, hi = 0;
+
+        memcpy(&lo, t.ks + AESFAST_BLOCK * j, 8);
+        if (j + 1 < nblocks)
+            memcpy(&hi, t.ks + AESFAST_BLOCK * (j + 1), 8);
+        v = (u64x2){lo, hi};
+        memcpy(j == 0 ? c->auth : t.enc + 8 * (j - 2), &v, 16);
+    }
     k->set_key(&c->enc_key, t.enc, c->keylen);
-    k->gcmsiv.hash_init(&c->hkey, t.auth);
     OPENSSL_cleanse(&t, sizeof(t));
+}
+
+/* Before AAD or data of len bytes that will be hashed: the powers of H their hash calls read.
+ * Building the table is most of a small message's per-nonce cost, so it waits until the stream
+ * hashes something, and then builds only what that needs: calls of fewer than AEAD_PENDING
+ * blocks hash through the stream's queue, at most AEAD_PENDING blocks at a time, and
+ * hash_init_few's table serves them; a longer call gets the whole table, once per nonce. */
+static void siv_powers(siv_ctx *c, size_t len)
+{
+    const aesfast_aead_kernel *f = &c->kernel->gcmsiv;
+
+    if (len >= AEAD_PENDING * AESFAST_BLOCK) {
+        if (c->hkey_powers < 2)
+            f->hash_init(&c->hkey, c->auth);
+        c->hkey_powers = 2;
+    } else if (c->hkey_powers == 0) {
+        f->hash_init_few(&c->hkey, c->auth);
+        c->hkey_powers = f->hash_init_few == f->hash_init ? 2 : 1;
+    }
 }
 
 /* A new message on the current key and nonce. */
@@ -96,6 +134,7 @@ static void siv_begin(siv_ctx *c)
 
     aead_begin(&c->st, no_ctr, CTR32_LE_FIRST);
     c->data_done = 0;
+    c->repeatable = 0;
     c->result = 0;
 }
 
@@ -156,15 +195,16 @@ static void siv_ctr(siv_ctx *c, const uint8_t tag[SIV_TAG], const uint8_t *in, u
 static int siv_data(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
 {
     if (c->data_done) {
-        if (!c->speed) {
+        if (!c->repeatable) {
             AESFAST_RAISE(c->prov, AESFAST_R_ONE_DATA_UPDATE,
                           "%s: the data of a message comes in one update; re-init for the next "
                           "message", c->name);
             return 0;
         }
         c->st = c->after_aad; /* "speed": another whole message under the same nonce and AAD */
-    } else {
+    } else if (c->speed) {
         c->after_aad = c->st;
+        c->repeatable = 1;
     }
     if (len > SIV_MAX) {
         AESFAST_RAISE(c->prov, AESFAST_R_MESSAGE_TOO_LONG, "%s: more than 2^36 bytes of data",
@@ -178,6 +218,7 @@ static int siv_data(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
     }
     c->data_done = 1;
     c->result = 0;
+    siv_powers(c, len);
     if (c->enc) {
         aead_hash_only(&c->st, &c->kernel->gcmsiv, &c->hkey, in, len);
         siv_tag(c, c->tag);
@@ -309,6 +350,8 @@ static int gcmsiv_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
                           c->name);
             return 0;
         }
+        if (aead_aad_hashes(&c->st, inl)) /* most AAD is only queued: no powers needed yet */
+            siv_powers(c, inl);
         aead_aad(&c->st, &c->kernel->gcmsiv, &c->hkey, in, inl);
     } else {
         uintptr_t o = (uintptr_t)out, i = (uintptr_t)in;

@@ -96,6 +96,12 @@ static void hash_blocks(aead_stream *s, const aesfast_aead_kernel *f,
     }
 }
 
+int aead_aad_hashes(const aead_stream *s, size_t len)
+{
+    /* The blocks it completes are pushed, and push flushes only when the queue overflows. */
+    return s->npend + (s->aad_part + len) / AESFAST_BLOCK >= AEAD_PENDING;
+}
+
 void aead_aad(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
               const uint8_t *in, size_t len)
 {

@@ -66,8 +66,10 @@ void ctr32_add(uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt, uint32_t n);
 /* Whole blocks that wait to be hashed together: small updates' AAD and data, and a message's
  * last blocks with its lengths block, go to the kernel in one call, so their multiplications by
  * H^n .. H^1 run side by side and share one reduction, instead of one dependent multiplication
- * and one call per block. */
-#define AEAD_PENDING 8
+ * and one call per block. So an AAD or data call of fewer than AEAD_PENDING whole blocks, and
+ * aead_finish, hash at most AEAD_PENDING blocks per kernel call: hash_init_few's table is enough
+ * for them (GCM-SIV builds the whole table only for a message that needs it). */
+#define AEAD_PENDING AESFAST_HASH_FEW
 
 typedef struct aead_stream {
     uint8_t ctr[AESFAST_BLOCK];  /* counter block of the next keystream block */
@@ -84,6 +86,9 @@ typedef struct aead_stream {
 
 /* A new message: acc = 0, nothing buffered, the first keystream block from ctr. */
 void aead_begin(aead_stream *s, const uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt);
+
+/* 0 if aead_aad(s, ..., len) would only queue its blocks and call no hash kernel. */
+int aead_aad_hashes(const aead_stream *s, size_t len);
 
 /* AAD bytes (only before the data: the caller checks in_data). */
 void aead_aad(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,

@@ -316,6 +316,34 @@ static void test_aead(const aesfast_kernel *k, const aesfast_aead_kernel *g, con
         check(k, fname, (abi_fn *)g->hash_init, args, detail);
         record(memcmp(hk, hk_direct, sizeof(*hk)) == 0, "%s: %s through the trampoline differs "
                "from a direct call", k->name, fname);
+        if (g->hash_init_few != g->hash_init) { /* its own function: the same checks */
+            memset(hk, 0, sizeof(*hk));
+            memset(hk_direct, 0, sizeof(*hk_direct));
+            g->hash_init_few(hk_direct, h);
+            snprintf(fname, sizeof(fname), "%s.hash_init_few", family);
+            check(k, fname, (abi_fn *)g->hash_init_few, args, detail);
+            record(memcmp(hk, hk_direct, sizeof(*hk)) == 0, "%s: %s through the trampoline "
+                   "differs from a direct call", k->name, fname);
+            g->hash_init(hk_direct, h); /* the rest of the test hashes more than a few blocks */
+            memcpy(hk, hk_direct, sizeof(*hk));
+        }
+    }
+    if (le_first && k->gcmsiv_derive != NULL) { /* GCM-SIV's per-nonce keys */
+        for (int t = 0; t < 4; t++) {
+            aesfast_key ek, ek_direct;
+            uint8_t nonce[12], auth[16], auth_direct[16];
+
+            tiers_fill(nonce, 12);
+            memset(&ek, 0, sizeof(ek));
+            memset(&ek_direct, 0, sizeof(ek_direct));
+            k->gcmsiv_derive(key, nonce, &ek_direct, auth_direct);
+            args[0] = PTR(key), args[1] = PTR(nonce), args[2] = PTR(&ek), args[3] = PTR(auth);
+            snprintf(detail, sizeof(detail), "%zu-byte key", kl);
+            check(k, "gcmsiv_derive", (abi_fn *)k->gcmsiv_derive, args, detail);
+            record(memcmp(&ek, &ek_direct, sizeof(ek)) == 0 && memcmp(auth, auth_direct, 16) == 0,
+                   "%s: gcmsiv_derive (%s) through the trampoline differs from a direct call",
+                   k->name, detail);
+        }
     }
     for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
         const size_t nb = counts[c];

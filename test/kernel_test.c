@@ -501,9 +501,10 @@ static void test_gcmsiv_tier(const aesfast_kernel *k)
     const aesfast_aead_kernel *g = &k->gcmsiv, *ref = &aesfast_kernel_by_name("generic")->gcmsiv;
     static const size_t keylens[] = {16, 24, 32};
 
-    if (!CHECK(g->hash_init && g->hash && g->ctr && g->ctr_then_hash && g->hash_then_ctr == NULL,
-               "%s: the GCM-SIV kernel table is not {init, hash, ctr, ctr_then_hash, NULL}",
-               k->name))
+    if (!CHECK(g->hash_init && g->hash_init_few && g->hash && g->ctr && g->ctr_then_hash &&
+                   g->hash_then_ctr == NULL,
+               "%s: the GCM-SIV kernel table is not {init, init_few, hash, ctr, ctr_then_hash, "
+               "NULL}", k->name))
         return;
 
     /* RFC 8452, appendix A: POLYVAL(H, X_1, X_2). */
@@ -533,6 +534,55 @@ static void test_gcmsiv_tier(const aesfast_kernel *k)
         CHECK(memcmp(a, b, 16) == 0, "%s: POLYVAL of %zu blocks (split %zu) differs", k->name, n,
               split);
         free(in);
+    }
+
+    /* hash_init_few: enough for hashes of up to AESFAST_HASH_FEW blocks, whatever the rest of
+     * the table holds (here: random bytes, standing for a previous nonce's powers). */
+    for (size_t n = 0; n <= AESFAST_HASH_FEW; n++) {
+        uint8_t in[16 * AESFAST_HASH_FEW], a[16], b[16];
+        tiers_fill(h, 16);
+        tiers_fill(in, sizeof(in));
+        tiers_fill(a, 16);
+        tiers_fill(hk->tbl, sizeof(hk->tbl));
+        memcpy(b, a, 16);
+        g->hash_init_few(hk, h);
+        ref->hash_init(hk_ref, h);
+        g->hash(hk, a, in, n);
+        ref->hash(hk_ref, b, in, n);
+        CHECK(memcmp(a, b, 16) == 0, "%s: POLYVAL of %zu blocks after hash_init_few differs",
+              k->name, n);
+    }
+
+    /* gcmsiv_derive, against the blocks AES(LE32(j) || nonce) from libcrypto's AES-ECB. */
+    for (int ki = 0; ki < 3 && k->gcmsiv_derive != NULL; ki++) {
+        size_t kl = keylens[ki];
+        uint8_t key[32], nonce[12], blocks[6 * 16], enc[32], auth[16 + 8];
+        aesfast_key kgk, enc_key, want_key; /* the latter two: one schedule, two makers */
+
+        for (int trial = 0; trial < 20; trial++) {
+            tiers_fill(key, kl);
+            tiers_fill(nonce, 12);
+            memset(blocks, 0, sizeof(blocks));
+            for (int j = 0; j < 6; j++) {
+                blocks[16 * j] = (uint8_t)j;
+                memcpy(blocks + 16 * j + 4, nonce, 12);
+            }
+            ecb(key, kl, blocks, blocks, 6);
+            for (size_t j = 2; j < 2 + kl / 8; j++)
+                memcpy(enc + 8 * (j - 2), blocks + 16 * j, 8);
+            k->set_key(&kgk, key, kl);
+            aesfast_generic_set_key(&want_key, enc, kl);
+            memset(&enc_key, 0xa5, sizeof(enc_key));
+            memset(auth, 0x5a, sizeof(auth));
+            k->gcmsiv_derive(&kgk, nonce, &enc_key, auth);
+            CHECK(memcmp(auth, blocks, 8) == 0 && memcmp(auth + 8, blocks + 16, 8) == 0,
+                  "%s: gcmsiv_derive: wrong authentication key (%zu-byte key)", k->name, kl);
+            CHECK(auth[16] == 0x5a && auth[23] == 0x5a,
+                  "%s: gcmsiv_derive wrote past the authentication key", k->name);
+            CHECK(enc_key.rounds == want_key.rounds &&
+                      memcmp(enc_key.rk, want_key.rk, 16 * (want_key.rounds + 1)) == 0,
+                  "%s: gcmsiv_derive: wrong encryption key schedule (%zu-byte key)", k->name, kl);
+        }
     }
 
     /* ctr32le_xor and the stitched open, across the 32-bit wrap too. */

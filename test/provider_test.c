@@ -233,30 +233,45 @@ static const struct expected_tier {
     aesfast_encrypt_block_fn *encrypt_block;
     aesfast_ctr32_xor_fn *ctr32_xor;
     aesfast_aead_kernel gcm;
+    aesfast_aead_kernel gcmsiv;
+    aesfast_gcmsiv_derive_fn *gcmsiv_derive;
 } expected_tiers[] = {
-/* A tier's GCM table: aesfast_<init>_ghash_init, then aesfast_<fns>_ghash and the rest. */
+/* A tier's GCM table: aesfast_<init>_ghash_init (twice: GCM has no short table), then
+ * aesfast_<fns>_ghash and the rest; its GCM-SIV table: aesfast_<init>_polyval_init, the short
+ * one (few), aesfast_<fns>_polyval, aesfast_<init>_ctr32le_xor and the stitched open. */
 #define GCM(init, fns, ctr)                                                                    \
-    {aesfast_##init##_ghash_init, aesfast_##fns##_ghash, ctr, aesfast_##fns##_gcm_ctr_then_hash, \
-     aesfast_##fns##_gcm_hash_then_ctr}
+    {aesfast_##init##_ghash_init, aesfast_##init##_ghash_init, aesfast_##fns##_ghash, ctr,     \
+     aesfast_##fns##_gcm_ctr_then_hash, aesfast_##fns##_gcm_hash_then_ctr}
+#define GCMSIV(init, few, fns)                                                                 \
+    {aesfast_##init##_polyval_init, few, aesfast_##fns##_polyval, aesfast_##init##_ctr32le_xor, \
+     aesfast_##fns##_gcmsiv_ctr_then_hash, NULL}
 #if defined(__x86_64__) && defined(AESFAST_ASM)
     /* The VAES tiers reuse AES-NI's key schedule and single block; the loops are theirs. */
     {"vaes-avx512", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
-     aesfast_vaes_avx512_ctr32_xor, GCM(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_ctr32_xor)},
+     aesfast_vaes_avx512_ctr32_xor, GCM(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_ctr32_xor),
+     GCMSIV(vaes_avx512, aesfast_vaes_avx512_polyval_init_few, vaes_avx512),
+     aesfast_aesni_gcmsiv_derive},
     {"vaes-avx2", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
-     aesfast_vaes_avx2_ctr32_xor, GCM(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_ctr32_xor)},
+     aesfast_vaes_avx2_ctr32_xor, GCM(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_ctr32_xor),
+     GCMSIV(vaes_avx2, aesfast_vaes_avx2_polyval_init_few, vaes_avx2), aesfast_aesni_gcmsiv_derive},
     {"aesni", aesfast_aesni_set_key, aesfast_aesni_encrypt_block, aesfast_aesni_ctr32_xor,
-     GCM(aesni, aesni, aesfast_aesni_ctr32_xor)},
+     GCM(aesni, aesni, aesfast_aesni_ctr32_xor),
+     GCMSIV(aesni, aesfast_aesni_polyval_init, aesni), aesfast_aesni_gcmsiv_derive},
 #endif
 #if defined(__aarch64__) && defined(AESFAST_ASM)
     /* armv8-sha3 is armv8 with the EOR3 GHASH loops; the table layout (ghash_init) is shared. */
     {"armv8-sha3", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor,
-     GCM(armv8, armv8_sha3, aesfast_armv8_ctr32_xor)},
+     GCM(armv8, armv8_sha3, aesfast_armv8_ctr32_xor),
+     GCMSIV(armv8, aesfast_armv8_polyval_init, armv8_sha3), NULL},
     {"armv8", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor,
-     GCM(armv8, armv8, aesfast_armv8_ctr32_xor)},
+     GCM(armv8, armv8, aesfast_armv8_ctr32_xor),
+     GCMSIV(armv8, aesfast_armv8_polyval_init, armv8), NULL},
 #endif
     {"generic", aesfast_generic_set_key, aesfast_generic_encrypt_block,
-     aesfast_generic_ctr32_xor, GCM(generic, generic, aesfast_generic_ctr32_xor)},
+     aesfast_generic_ctr32_xor, GCM(generic, generic, aesfast_generic_ctr32_xor),
+     GCMSIV(generic, aesfast_generic_polyval_init, generic), NULL},
 #undef GCM
+#undef GCMSIV
 };
 #define N_EXPECTED (sizeof(expected_tiers) / sizeof(expected_tiers[0]))
 
@@ -283,6 +298,9 @@ static void test_dispatch(void)
                   k->name);
             CHECK(memcmp(&k->gcm, &e->gcm, sizeof(e->gcm)) == 0,
                   "tier %s: the GCM kernels are not the expected functions", k->name);
+            CHECK(memcmp(&k->gcmsiv, &e->gcmsiv, sizeof(e->gcmsiv)) == 0 &&
+                      k->gcmsiv_derive == e->gcmsiv_derive,
+                  "tier %s: the GCM-SIV kernels are not the expected functions", k->name);
         }
         /* Same order as the table: best first, so "the first usable" is "the best usable". */
         CHECK(n < N_EXPECTED && strcmp(k->name, expected_tiers[n].name) == 0,

@@ -85,15 +85,16 @@
 
 /*
  * \k = (w0, w1, w2, w3) -> (w0, w0^w1, w0^w1^w2, w0^w1^w2^w3), the running XOR of the words
- * that each key-schedule step needs. \t is clobbered.
+ * that each key-schedule step needs, in two shift-and-XOR steps (a chain of four instructions,
+ * not six: the schedule is a chain of such steps, and GCM-SIV expands a key per nonce).
+ * \t is clobbered.
  */
 .macro _prefix_xor k, t
         movdqa          \k, \t
         pslldq          $4, \t                  /* (0, w0, w1, w2) */
-        pxor            \t, \k
-        pslldq          $4, \t                  /* (0, 0, w0, w1) */
-        pxor            \t, \k
-        pslldq          $4, \t                  /* (0, 0, 0, w0) */
+        pxor            \t, \k                  /* (w0, w0^w1, w1^w2, w2^w3) */
+        movdqa          \k, \t
+        pslldq          $8, \t                  /* (0, 0, w0, w0^w1) */
         pxor            \t, \k
 .endm
 
@@ -167,6 +168,7 @@ AESFAST_FUNC(aesfast_aesni_set_key)
 
 .Lset_key128:
         movdqu          (%rsi), %xmm0
+.Lexpand128:                                    /* (gcmsiv_derive enters here with the key) */
         movdqu          %xmm0, (KEY)
         _expand128      0x01, 16*1
         _expand128      0x02, 16*2
@@ -184,6 +186,7 @@ AESFAST_FUNC(aesfast_aesni_set_key)
 .Lset_key192:
         movdqu          (%rsi), %xmm0           /* w0..w3 */
         movq            16(%rsi), %xmm3         /* w4, w5 */
+.Lexpand192:
         movdqu          %xmm0, (KEY)
         movq            %xmm3, 16(KEY)
         _expand192      0x01, 24*1
@@ -200,6 +203,7 @@ AESFAST_FUNC(aesfast_aesni_set_key)
 .Lset_key256:
         movdqu          (%rsi), %xmm0
         movdqu          16(%rsi), %xmm3
+.Lexpand256:
         movdqu          %xmm0, (KEY)
         movdqu          %xmm3, 16(KEY)
         _expand256      0x01, 32*1
@@ -381,5 +385,55 @@ AESFAST_END(aesfast_aesni_ctr32_xor)
 AESFAST_FUNC(aesfast_aesni_ctr32le_xor)
         _ctr32_xor_body le
 AESFAST_END(aesfast_aesni_ctr32le_xor)
+
+/* ------------------------------------------------------------------------------------------ */
+/* GCM-SIV's per-nonce keys                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+        AESFAST_RODATA
+        .p2align 4
+.Lderive_j:                                     /* LE32(j) for j = 1..5, dword 0 */
+        .long 1, 0, 0, 0,  2, 0, 0, 0,  3, 0, 0, 0,  4, 0, 0, 0,  5, 0, 0, 0
+        .text
+
+/*
+ * void aesfast_aesni_gcmsiv_derive(const aesfast_key *key, const uint8_t nonce[12],
+ *                                  aesfast_key *enc_key, uint8_t auth[16]);
+ *
+ * RFC 8452, section 4, in one call: the blocks AES_key(LE32(j) || nonce), j = 0..5, keeping the
+ * first 8 bytes of each. Blocks 0-1 are the message-authentication key (auth); blocks 2-3, 2-4
+ * or 2-5 the message-encryption key of key's own size, which set_key's code then expands into
+ * *enc_key without a trip through memory. All six blocks are made for every key size (the
+ * spares ride in the same rounds, free next to AESENC's latency). The derived bytes are cleared
+ * from the vector registers, as set_key clears the key.
+ */
+AESFAST_FUNC(aesfast_aesni_gcmsiv_derive)
+        _load_key
+        movq            (%rsi), X0              /* nonce[0..7] in dwords 0-1 */
+        pinsrd          $2, 8(%rsi), X0         /* nonce[8..11] in dword 2 */
+        pslldq          $4, X0                  /* LE32(0) || nonce */
+        pxor            RK0, X0                 /* round 0's AddRoundKey, for all six */
+.irp i, 1,2,3,4,5
+        movdqa          X0, X\i
+        pxor            .Lderive_j+16*(\i-1)(%rip), X\i  /* LE32(j) ^ rk[0]'s dword 0 */
+.endr
+        _aes_middle_rounds 6
+.irp i, 0,1,2,3,4,5
+        aesenclast      RKLAST, X\i
+.endr
+        punpcklqdq      X1, X0                  /* auth = b0[0..7] || b1[0..7] */
+        movdqu          X0, (%rcx)
+        punpcklqdq      X3, X2                  /* encryption key bytes 0..15 */
+        punpcklqdq      X5, X4                  /* 16..31 (AES-192 uses 16..23) */
+        movdqa          X2, %xmm0               /* where set_key's expansion wants them */
+        movdqa          X4, %xmm3
+        pxor            %xmm4, %xmm4            /* (xmm0-3 are cleared by set_key's end) */
+        pxor            %xmm5, %xmm5
+        mov             %rdx, KEY
+        cmpl            $12, ROUNDS             /* the key's size, from its round count */
+        jb              .Lexpand128
+        je              .Lexpand192
+        jmp             .Lexpand256
+AESFAST_END(aesfast_aesni_gcmsiv_derive)
 
 #endif /* __x86_64__ */

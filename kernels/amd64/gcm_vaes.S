@@ -11,6 +11,7 @@
  *   aesfast_T_gcm_ctr_then_hash(key, hkey, acc, ctr, in, out, n)   seal: CTR, then GHASH(out).
  *   aesfast_T_gcm_hash_then_ctr(key, hkey, acc, ctr, in, out, n)   open: GHASH(in), then CTR.
  *   aesfast_T_polyval_init(hkey, h), aesfast_T_polyval(hkey, acc, in, n)   the same for POLYVAL.
+ *   aesfast_T_polyval_init_few(hkey, h)  H'^8..H'^1 only, enough for hashes of <= 8 blocks.
  *   aesfast_T_gcmsiv_ctr_then_hash(key, hkey, acc, ctr, in, out, n)   GCM-SIV open: CTR with
  *                                        the little-endian counter, then POLYVAL(out).
  *
@@ -512,14 +513,20 @@
 
 /*
  * The body of aesfast_T_ghash_init (\hfmt = ghash) and aesfast_T_polyval_init (polyval)(hkey,
- * h): H' = y * Hrev mod P' (GHASH) or H itself (POLYVAL), then H'^2..H'^16, stored as described
- * at the top of this file. GCM-SIV runs this for every nonce, so the powers come as a tree four
- * multiplies deep instead of a chain of fifteen: H'^2; then [H'^2, H'^1] (a ymm, higher power in
- * lane 0, as the table holds them) times H'^2 in both lanes gives [H'^4, H'^3]; those two pairs
- * times H'^4 give H'^5..H'^8, and the four pairs times H'^8 give H'^9..H'^16. The same code
- * (VEX, ymm) for both widths.
+ * h): H' = y * Hrev mod P' (GHASH) or H itself (POLYVAL), then H'^2..H'^\npow, stored as
+ * described at the top of this file. GCM-SIV runs this for every nonce, so the powers come as a
+ * tree four multiplies deep instead of a chain of fifteen: H'^2; then [H'^2, H'^1] (a ymm,
+ * higher power in lane 0, as the table holds them) times H'^2 in both lanes gives [H'^4, H'^3];
+ * those two pairs times H'^4 give H'^5..H'^8, and the four pairs times H'^8 give H'^9..H'^16.
+ * The same code (VEX, ymm) for both widths.
+ *
+ * \npow = 8 is aesfast_T_polyval_init_few, for GCM-SIV's small messages, in half the time:
+ * H'^8..H'^1 (bytes 128..255) and their Karatsuba terms (384..511). A hash of n <= 8 blocks
+ * starts at H'^n and reads only those, and, in lanes beside zero data (_ghash_tail's last
+ * partial vector), up to 48 bytes past H'^1 and 16 past its Karatsuba term: bytes 256..303 and
+ * 512..527, which are zeroed too, so that everything such a hash reads was written here.
  */
-.macro _ghash_init_fn hfmt
+.macro _ghash_init_fn hfmt, npow=16
         vmovdqu         (%rsi), %xmm0
 .ifc \hfmt, ghash
         vpshufb         .Lbswap128(%rip), %xmm0, %xmm0  /* Hrev */
@@ -541,6 +548,18 @@
         vinserti128     $1, %xmm3, %ymm3, %ymm1                         /* H'^4 in both lanes */
         _mont_mul       %ymm2, %ymm1, %ymm7, %ymm4, %ymm5, %ymm6        /* [H'^6, H'^5] */
         _mont_mul       %ymm3, %ymm1, %ymm8, %ymm4, %ymm5, %ymm6        /* [H'^8, H'^7] */
+.if \npow == 8
+        _store_pows     %ymm2, 224
+        _store_pows     %ymm3, 192
+        _store_pows     %ymm7, 160
+        _store_pows     %ymm8, 128
+        vpxor           %xmm0, %xmm0, %xmm0
+        vmovdqu         %ymm0, 256(%rdi)
+        vmovdqu         %ymm0, 288(%rdi)
+        vmovdqu         %ymm0, 512(%rdi)
+        vzeroupper
+        ret
+.else
         vinserti128     $1, %xmm8, %ymm8, %ymm1                         /* H'^8 in both lanes */
         _mont_mul       %ymm2, %ymm1, %ymm9, %ymm4, %ymm5, %ymm6        /* [H'^10, H'^9] */
         _mont_mul       %ymm3, %ymm1, %ymm10, %ymm4, %ymm5, %ymm6       /* [H'^12, H'^11] */
@@ -560,6 +579,7 @@
 .endr
         vzeroupper
         ret
+.endif
 .endm
 
 /* ------------------------------------------------------------------------------------------ */
@@ -721,6 +741,10 @@ AESFAST_END(aesfast_\t\()_ghash_init)
 AESFAST_FUNC(aesfast_\t\()_polyval_init)
         _ghash_init_fn  polyval
 AESFAST_END(aesfast_\t\()_polyval_init)
+
+AESFAST_FUNC(aesfast_\t\()_polyval_init_few)
+        _ghash_init_fn  polyval, 8
+AESFAST_END(aesfast_\t\()_polyval_init_few)
 
         _ghash_args
 AESFAST_FUNC(aesfast_\t\()_ghash)
