@@ -1,7 +1,7 @@
 /*
  * selftest_test: the power-on self-test (provider/selftest.c) and what a failure does, shown by
- * injecting faults with AESFAST_SELFTEST_FAULT (each case in a child process of its own, since
- * the module reads its environment once per process; the module's stderr is captured):
+ * injecting faults with AESFAST_SELFTEST_FAULT (each case loads the module into a library context
+ * of its own, with the module's stderr captured):
  *   - no fault: "aesfast-selftest" is "passed", the best usable tier is used, status is 1;
  *   - a fault in the best usable tier's test of each mode (ctr, gcm, gcmsiv): the provider still
  *     loads, from openssl.cnf, on the next usable tier; "aesfast-kernel" names it,
@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <openssl/core_names.h>
@@ -271,34 +270,31 @@ static void check_ciphers(OSSL_LIB_CTX *libctx, const char *kernel)
     EVP_CIPHER_free(siv);
 }
 
-/* ---- The cases, each in a child process -------------------------------------------------- */
+/* ---- The cases ---------------------------------------------------------------------------- */
 
 static const aesfast_kernel *usable[16];
 static size_t n_usable;
 
-/* Runs fn in a child with AESFAST_DEBUG=1 and AESFAST_SELFTEST_FAULT=fault (NULL: unset) and
- * AESFAST_KERNEL=forced (NULL: unset); counts its outcome as one check. */
+/* Runs fn with AESFAST_SELFTEST_FAULT=fault and AESFAST_KERNEL=forced (NULL: unset). Each case
+ * loads the module into a library context of its own, so its init, and the self-test, run
+ * again under the case's environment (the module reads both variables at every init; the
+ * debug switch, once per process, is on for all). No fork: qemu-user here hangs in it. */
 static void run_case(const char *title, const char *fault, const char *forced, void (*fn)(void))
 {
+    int passed = check_passed, failed = check_failed;
+
     printf("selftest_test: %s (AESFAST_SELFTEST_FAULT=%s%s%s)\n", title, fault ? fault : "",
            forced ? ", AESFAST_KERNEL=" : "", forced ? forced : "");
     fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        check_passed = check_failed = 0; /* the child's own count */
-        setenv("AESFAST_DEBUG", "1", 1);
-        if (fault != NULL)
-            setenv("AESFAST_SELFTEST_FAULT", fault, 1);
-        if (forced != NULL)
-            setenv("AESFAST_KERNEL", forced, 1);
-        fn();
-        printf("  %d checks passed, %d failed\n", check_passed, check_failed);
-        fflush(stdout);
-        _exit(check_failed == 0 ? 0 : 1);
-    }
-    int st = 0;
-    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-          "case \"%s\" failed", title);
+    if (fault != NULL)
+        setenv("AESFAST_SELFTEST_FAULT", fault, 1);
+    if (forced != NULL)
+        setenv("AESFAST_KERNEL", forced, 1);
+    ERR_clear_error();
+    fn();
+    unsetenv("AESFAST_SELFTEST_FAULT");
+    unsetenv("AESFAST_KERNEL");
+    printf("  %d checks passed, %d failed\n", check_passed - passed, check_failed - failed);
 }
 
 static void case_no_fault(void)
@@ -385,12 +381,14 @@ static void case_forced_env(void)
 {
     char want[256];
 
+    OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
     capture_begin();
-    OSSL_PROVIDER *prov = OSSL_PROVIDER_load(NULL, module_path);
+    OSSL_PROVIDER *prov = OSSL_PROVIDER_load(libctx, module_path);
     const char *log = capture_end();
     CHECK(prov == NULL, "AESFAST_KERNEL=%s loaded although its self-test failed",
           usable[0]->name);
     OSSL_PROVIDER_unload(prov);
+    OSSL_LIB_CTX_free(libctx);
     snprintf(want, sizeof(want), "aesfast: not loading: kernel AESFAST_KERNEL=%s failed its "
              "self-test: gcm (a fault injected by AESFAST_SELFTEST_FAULT)", usable[0]->name);
     CHECK(strstr(log, want) != NULL, "no \"%s\" on stderr", want);
@@ -433,11 +431,13 @@ static void case_forced_other(void)
 /* Every tier fails: no provider. */
 static void case_all(void)
 {
+    OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
     capture_begin();
-    OSSL_PROVIDER *prov = OSSL_PROVIDER_load(NULL, module_path);
+    OSSL_PROVIDER *prov = OSSL_PROVIDER_load(libctx, module_path);
     const char *log = capture_end();
     CHECK(prov == NULL, "aesfast loaded with every tier's self-test failing");
     OSSL_PROVIDER_unload(prov);
+    OSSL_LIB_CTX_free(libctx);
     CHECK(strstr(log, "aesfast: not loading: every tier this cpu runs failed its self-test (")
               != NULL,
           "no \"not loading: every tier ...\" line on stderr");
@@ -463,6 +463,7 @@ int main(int argc, char **argv)
     module_path = argv[1];
     unsetenv("AESFAST_KERNEL");
     unsetenv("AESFAST_SELFTEST_FAULT");
+    setenv("AESFAST_DEBUG", "1", 1);
     int fd = mkstemp(log_path);
     if (fd < 0) {
         perror("selftest_test");
