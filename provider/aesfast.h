@@ -22,6 +22,7 @@
 typedef struct aesfast_prov {
     const OSSL_CORE_HANDLE *handle;
     const aesfast_kernel *kernel; /* the tier every cipher context of this instance uses */
+    char selftest[256];           /* the "aesfast-selftest" parameter (provider.c) */
 } aesfast_prov;
 
 /* Reason codes of aesfast's own errors; the texts are in provider/errors.c. */
@@ -50,6 +51,7 @@ enum {
     AESFAST_R_RANDOM_FAILED,
     AESFAST_R_ONE_DATA_UPDATE,
     AESFAST_R_NULL_BUFFER,
+    AESFAST_R_SELFTEST_FAILED,
 };
 
 /* Stores the core's error functions; called once from OSSL_provider_init. */

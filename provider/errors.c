@@ -70,6 +70,7 @@ static const OSSL_ITEM reason_strings[] = {
     {AESFAST_R_RANDOM_FAILED, "random number generation failed"},
     {AESFAST_R_ONE_DATA_UPDATE, "gcm-siv takes the data in one update"},
     {AESFAST_R_NULL_BUFFER, "null buffer"},
+    {AESFAST_R_SELFTEST_FAILED, "kernel self-test failed"},
     {0, NULL},
 };
 

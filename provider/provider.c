@@ -15,6 +15,7 @@
 
 #include "aesfast.h"
 #include "dispatch.h"
+#include "selftest.h"
 #include "version.h"
 
 #define AESFAST_PROPS "provider=aesfast"
@@ -41,6 +42,8 @@ static const OSSL_ALGORITHM aesfast_ciphers[] = {
 
 /* The name of this provider's parameter (and openssl.cnf key) for the kernel tier. */
 #define PARAM_KERNEL "aesfast-kernel"
+/* The outcome of the power-on self-test: "passed", or which tiers failed it and the one used. */
+#define PARAM_SELFTEST "aesfast-selftest"
 
 static const OSSL_PARAM *gettable_params(void *provctx)
 {
@@ -50,6 +53,7 @@ static const OSSL_PARAM *gettable_params(void *provctx)
         OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, NULL, 0),
         OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, NULL),
         OSSL_PARAM_utf8_ptr(PARAM_KERNEL, NULL, 0),
+        OSSL_PARAM_utf8_ptr(PARAM_SELFTEST, NULL, 0),
         OSSL_PARAM_END,
     };
 
@@ -67,6 +71,7 @@ static int get_params(void *provctx, OSSL_PARAM params[])
         {OSSL_PROV_PARAM_VERSION, AESFAST_VERSION},
         {OSSL_PROV_PARAM_BUILDINFO, AESFAST_BUILDINFO},
         {PARAM_KERNEL, prov->kernel->name},
+        {PARAM_SELFTEST, prov->selftest},
     };
     OSSL_PARAM *p;
 
@@ -74,6 +79,8 @@ static int get_params(void *provctx, OSSL_PARAM params[])
         if ((p = OSSL_PARAM_locate(params, strings[i].key)) != NULL
             && !OSSL_PARAM_set_utf8_ptr(p, strings[i].value))
             goto cannot_return;
+    /* 1 whenever the provider is loaded: a tier that failed its self-test is never in use (the
+     * fallback tier passed its own), and with no tier passing the provider does not load. */
     if ((p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != NULL
         && !OSSL_PARAM_set_int(p, 1))
         goto cannot_return;
@@ -131,21 +138,58 @@ static void refuse_at(const char *file, int line, const char *func, const OSSL_C
  * openssl.cnf section, else the best the CPU can run ("auto" says so explicitly). A named tier
  * that is not compiled in, or that this CPU cannot run, is an error: the provider then fails to
  * load instead of quietly running something other than what the user asked for.
+ *
+ * Then the tier's power-on self-test (selftest.c) runs. Chosen automatically, a tier that fails
+ * it is passed over for the next usable tier in aesfast_kernels (best first, generic last) that
+ * passes; st says what happened, for the "aesfast-selftest" parameter, and the debug log says it
+ * too. A named tier that fails is an error, as an unavailable one is: the user asked for exactly
+ * that tier. With no tier passing, the provider does not load.
  */
-static const aesfast_kernel *choose_kernel(const OSSL_CORE_HANDLE *handle, const char *cnf_value)
+static const aesfast_kernel *choose_kernel(const OSSL_CORE_HANDLE *handle, const char *cnf_value,
+                                           char *st, size_t stlen)
 {
     const char *env = getenv("AESFAST_KERNEL");
     const char *want = env != NULL && *env != '\0' ? env : cnf_value;
     const char *source = want == env ? "AESFAST_KERNEL" : "openssl.cnf " PARAM_KERNEL;
     const aesfast_kernel *k;
-    char cpu[160], why[160];
+    char cpu[160], why[160], modes[64];
+    unsigned failed;
+    long ns;
+    int injected;
 
     aesfast_cpu_describe(cpu, sizeof(cpu));
     aesfast_debug("cpu features: %s", cpu);
     if (want == NULL || *want == '\0' || strcmp(want, "auto") == 0) {
-        k = aesfast_kernel_best();
-        aesfast_debug("kernel %s: the best tier this cpu runs", k->name);
-        return k;
+        size_t used = 0;
+
+        st[0] = '\0';
+        for (const aesfast_kernel *const *p = aesfast_kernels; *p != NULL; p++) {
+            if (!aesfast_kernel_usable(*p, NULL, 0))
+                continue;
+            if ((failed = aesfast_selftest(*p, &ns, &injected)) == 0) {
+                if (used == 0) {
+                    snprintf(st, stlen, "passed");
+                    aesfast_debug("kernel %s: the best tier this cpu runs", (*p)->name);
+                } else {
+                    snprintf(st + used, stlen - used, "; using %s", (*p)->name);
+                    aesfast_debug("kernel %s: the best tier this cpu runs that passes its "
+                                  "self-test (%s)", (*p)->name, st);
+                }
+                return *p;
+            }
+            aesfast_selftest_modes(failed, modes, sizeof(modes));
+            aesfast_debug("kernel %s failed its self-test (%s): not using it, trying the next "
+                          "tier", (*p)->name, modes);
+            if (used < stlen) {
+                int w = snprintf(st + used, stlen - used, "%s%s failed: %s", used ? "; " : "",
+                                 (*p)->name, modes);
+                if (w > 0)
+                    used += (size_t)w < stlen - used ? (size_t)w : stlen - used - 1;
+            }
+        }
+        refuse(handle, AESFAST_R_SELFTEST_FAILED,
+               "every tier this cpu runs failed its self-test (%s)", st);
+        return NULL;
     }
     k = aesfast_kernel_by_name(want);
     if (k == NULL) {
@@ -164,6 +208,14 @@ static const aesfast_kernel *choose_kernel(const OSSL_CORE_HANDLE *handle, const
                want, why);
         return NULL;
     }
+    if ((failed = aesfast_selftest(k, &ns, &injected)) != 0) {
+        aesfast_selftest_modes(failed, modes, sizeof(modes));
+        refuse(handle, AESFAST_R_SELFTEST_FAILED, "kernel %s=%s failed its self-test: %s%s",
+               source, want, modes,
+               injected ? " (a fault injected by AESFAST_SELFTEST_FAULT)" : "");
+        return NULL;
+    }
+    snprintf(st, stlen, "passed");
     aesfast_debug("kernel %s: forced by %s", k->name, source);
     return k;
 }
@@ -191,7 +243,8 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
             cnf_kernel = NULL;
     }
 
-    const aesfast_kernel *k = choose_kernel(handle, cnf_kernel);
+    char st[sizeof(prov->selftest)];
+    const aesfast_kernel *k = choose_kernel(handle, cnf_kernel, st, sizeof(st));
     if (k == NULL)
         return 0;
     if ((prov = OPENSSL_zalloc(sizeof(*prov))) == NULL) {
@@ -201,6 +254,7 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     }
     prov->handle = handle;
     prov->kernel = k;
+    memcpy(prov->selftest, st, sizeof(st));
     *provctx = prov;
     *out = provider_functions;
     return 1;
