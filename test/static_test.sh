@@ -15,8 +15,8 @@
 #
 # TIER... are the tiers compiled in. AESFAST_KERNEL, if set, is the tier the example must report
 # (else any of them). AESFAST_TEST_OPENSSL, if set, is the start of the libcrypto version the
-# example must report (e.g. "3.5."). AESFAST_TEST_WRAPPER, if set, is a command (split on blanks) the example
-# runs under, e.g. "qemu-aarch64 -L /usr/aarch64-linux-gnu".
+# example must report (e.g. "3.5."). AESFAST_TEST_WRAPPER, if set, is a command (split on
+# blanks) the example runs under, e.g. "qemu-aarch64 -L /usr/aarch64-linux-gnu".
 set -u
 [ $# -ge 5 ] || { echo "usage: $0 NM ARCHIVE EXAMPLE VERSION TIER..." >&2; exit 2; }
 nm=$1 archive=$2 example=$3 version=$4
@@ -29,9 +29,11 @@ globals=$("$nm" -g --defined-only "$archive" | awk 'NF == 3 { print $3 }' | sort
 [ "$globals" = "aesfast_provider_init " ] \
   || fail "libaesfast.a defines global symbols: $globals(want aesfast_provider_init only)"
 "$nm" "$archive" | grep -q ' OSSL_provider_init$' && fail "libaesfast.a has OSSL_provider_init"
-locals=$("$nm" --defined-only "$archive" | awk 'NF == 3 && $2 ~ /^[a-z]$/ && $3 ~ /^aesfast_/' | wc -l)
+locals=$("$nm" --defined-only "$archive" | awk 'NF == 3 && $2 ~ /^[a-z]$/ && $3 ~ /^aesfast_/' |
+  wc -l)
 [ "$locals" -ge 50 ] || fail "libaesfast.a has only $locals local aesfast_ symbols (localized?)"
-echo "static_test: libaesfast.a: 1 global symbol (aesfast_provider_init), $locals local aesfast_ symbols"
+echo "static_test: libaesfast.a: 1 global symbol (aesfast_provider_init)," \
+  "$locals local aesfast_ symbols"
 
 # 2. The example's symbols: every tier's kernels linked in, nothing of aesfast imported.
 syms=$("$nm" "$example") || fail "nm $example"
