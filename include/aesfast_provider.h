@@ -16,8 +16,7 @@
  *
  * Link with `pkg-config --static --libs aesfast` (-laesfast -lpthread and libcrypto). Everything
  * else in the archive is local to its one object: aesfast_provider_init is its only global
- * symbol. The tier is chosen as for the module (AESFAST_KERNEL, or the best this CPU runs); the
- * openssl.cnf key aesfast-kernel applies if the application's config has an "aesfast" section.
+ * symbol. The tier is chosen as for the module: AESFAST_KERNEL, or the best this CPU runs.
  */
 #ifndef AESFAST_PROVIDER_H
 #define AESFAST_PROVIDER_H
