@@ -172,7 +172,7 @@ static const aesfast_kernel *choose_kernel(const OSSL_CORE_HANDLE *handle, const
 /*
  * The entry point. Its two names have default visibility, all else is hidden (-fvisibility=hidden):
  * aesfast.so exports only OSSL_provider_init (aesfast.map); libaesfast.a keeps only
- * aesfast_provider_init global, for OSSL_PROVIDER_add_builtin (meson.build, "static library").
+ * aesfast_provider_init global, for OSSL_PROVIDER_add_builtin (provider/static-archive.sh).
  */
 __attribute__((visibility("default")))
 int aesfast_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,

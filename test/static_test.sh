@@ -14,7 +14,8 @@
 #   test/static_test.sh NM ARCHIVE EXAMPLE VERSION TIER...     exit 0 pass, 1 fail
 #
 # TIER... are the tiers compiled in. AESFAST_KERNEL, if set, is the tier the example must report
-# (else any of them). AESFAST_TEST_OPENSSL, if set, is the start of the libcrypto version the
+# (else any of them). AESFAST_TEST_MODULE, if set, is aesfast.so, whose exports are checked too.
+# AESFAST_TEST_OPENSSL, if set, is the start of the libcrypto version the
 # example must report (e.g. "3.5."). AESFAST_TEST_WRAPPER, if set, is a command (split on
 # blanks) the example runs under, e.g. "qemu-aarch64 -L /usr/aarch64-linux-gnu".
 set -u
@@ -34,6 +35,14 @@ locals=$("$nm" --defined-only "$archive" | awk 'NF == 3 && $2 ~ /^[a-z]$/ && $3 
 [ "$locals" -ge 50 ] || fail "libaesfast.a has only $locals local aesfast_ symbols (localized?)"
 echo "static_test: libaesfast.a: 1 global symbol (aesfast_provider_init)," \
   "$locals local aesfast_ symbols"
+
+# The module, for contrast: it exports OSSL_provider_init alone, not aesfast_provider_init.
+if [ -n "${AESFAST_TEST_MODULE:-}" ]; then
+  exports=$("$nm" -D --defined-only "$AESFAST_TEST_MODULE" | awk 'NF == 3 { print $3 }' |
+    tr '\n' ' ')
+  [ "$exports" = "OSSL_provider_init " ] || fail "aesfast.so exports: $exports"
+  echo "static_test: aesfast.so exports OSSL_provider_init only"
+fi
 
 # 2. The example's symbols: every tier's kernels linked in, nothing of aesfast imported.
 syms=$("$nm" "$example") || fail "nm $example"
