@@ -118,8 +118,8 @@ static void gcm_start(gcm_ctx *c)
         OPENSSL_cleanse(blocks, sizeof(blocks));
     }
     k->encrypt_block(&c->key, j0, c->ekj0);
-    ctr32_add(j0, CTR32_BE_LAST, 1);
-    aead_begin(&c->st, j0, CTR32_BE_LAST);
+    aesfast_ctr32_add(j0, CTR32_BE_LAST, 1);
+    aesfast_aead_begin(&c->st, j0, CTR32_BE_LAST);
     c->iv_state = IV_ACTIVE;
 }
 
@@ -130,7 +130,7 @@ static void gcm_tag(gcm_ctx *c, uint8_t tag[GCM_TAG_MAX])
     u64x2 bits = {be64(c->st.aadlen * 8), be64(c->st.datalen * 8)};
 
     memcpy(lens, &bits, sizeof(lens));
-    aead_finish(&c->st, &c->kernel->gcm, &c->hkey, lens);
+    aesfast_aead_finish(&c->st, &c->kernel->gcm, &c->hkey, lens);
     for (int i = 0; i < GCM_TAG_MAX; i++)
         tag[i] = c->st.acc[i] ^ c->ekj0[i];
 }
@@ -196,7 +196,7 @@ static int gcm_bytes(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
                           "%s: more than 2^61 - 1 bytes of AAD", c->name);
             return 0;
         }
-        aead_aad(&c->st, &c->kernel->gcm, &c->hkey, in, len);
+        aesfast_aead_aad(&c->st, &c->kernel->gcm, &c->hkey, in, len);
         return 1;
     }
     if (len > GCM_MAX_DATA - c->st.datalen) {
@@ -210,7 +210,7 @@ static int gcm_bytes(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
                       (void *)out, (const void *)in, len);
         return 0;
     }
-    aead_crypt(&c->st, c->kernel, &c->kernel->gcm, &c->key, &c->hkey, in, out, len, c->enc);
+    aesfast_aead_crypt(&c->st, c->kernel, &c->kernel->gcm, &c->key, &c->hkey, in, out, len, c->enc);
     return 1;
 }
 
@@ -355,9 +355,9 @@ static int gcm_tls_record(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t le
 
     size_t plen = len - TLS_EXPLICIT_IV - TLS_TAG;
     uint8_t *payload = out + TLS_EXPLICIT_IV, *rec_tag = payload + plen, tag[GCM_TAG_MAX];
-    aead_aad(&c->st, &c->kernel->gcm, &c->hkey, c->tls_aad, c->tls_aad_len);
-    aead_crypt(&c->st, c->kernel, &c->kernel->gcm, &c->key, &c->hkey, payload, payload, plen,
-               c->enc);
+    aesfast_aead_aad(&c->st, &c->kernel->gcm, &c->hkey, c->tls_aad, c->tls_aad_len);
+    aesfast_aead_crypt(&c->st, c->kernel, &c->kernel->gcm, &c->key, &c->hkey, payload, payload,
+                       plen, c->enc);
     gcm_tag(c, tag);
     if (c->enc) {
         memcpy(rec_tag, tag, TLS_TAG);
@@ -441,8 +441,8 @@ static int gcm_init(void *vctx, const unsigned char *key, size_t keylen,
          * (the default provider would carry on from a zeroed state). A new IV restarts. */
         if (c->iv_state == IV_ACTIVE)
             gcm_end(c);
-        aead_wipe(&c->st); /* no hash state of the old key survives it */
-        OPENSSL_cleanse(c->ekj0, sizeof(c->ekj0));
+        aesfast_aead_wipe(&c->st); /* no hash state of the old key survives it */
+                OPENSSL_cleanse(c->ekj0, sizeof(c->ekj0));
         aesfast_debug("%s: key setup on kernel %s", c->name, c->kernel->name);
     }
     if (iv != NULL) {

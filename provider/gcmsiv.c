@@ -132,7 +132,7 @@ static void siv_begin(siv_ctx *c)
 {
     static const uint8_t no_ctr[AESFAST_BLOCK]; /* set from the tag when the data comes */
 
-    aead_begin(&c->st, no_ctr, CTR32_LE_FIRST);
+    aesfast_aead_begin(&c->st, no_ctr, CTR32_LE_FIRST);
     c->data_done = 0;
     c->repeatable = 0;
     c->result = 0;
@@ -162,7 +162,7 @@ static void siv_tag(siv_ctx *c, uint8_t tag[SIV_TAG])
         lens[i] = (uint8_t)(bits[0] >> (8 * i));
         lens[8 + i] = (uint8_t)(bits[1] >> (8 * i));
     }
-    aead_finish(&c->st, &c->kernel->gcmsiv, &c->hkey, lens);
+    aesfast_aead_finish(&c->st, &c->kernel->gcmsiv, &c->hkey, lens);
     memcpy(s, c->st.acc, AESFAST_BLOCK);
     for (int i = 0; i < SIV_NONCE; i++)
         s[i] ^= c->nonce[i];
@@ -184,7 +184,7 @@ static void siv_ctr(siv_ctx *c, const uint8_t tag[SIV_TAG], const uint8_t *in, u
     if (len % AESFAST_BLOCK != 0) {
         keystream ks;
 
-        ctr32_add(ctr, CTR32_LE_FIRST, (uint32_t)nblocks);
+        aesfast_ctr32_add(ctr, CTR32_LE_FIRST, (uint32_t)nblocks);
         ks_tail(&ks, c->kernel, &c->enc_key, ctr, in + len - len % AESFAST_BLOCK,
                 out + len - len % AESFAST_BLOCK, len % AESFAST_BLOCK);
         OPENSSL_cleanse(&ks, sizeof(ks));
@@ -220,7 +220,7 @@ static int siv_data(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
     c->result = 0;
     siv_powers(c, len);
     if (c->enc) {
-        aead_hash_only(&c->st, &c->kernel->gcmsiv, &c->hkey, in, len);
+        aesfast_aead_hash_only(&c->st, &c->kernel->gcmsiv, &c->hkey, in, len);
         siv_tag(c, c->tag);
         c->have_tag = 0; /* c->tag is now this message's tag, not one to check */
         siv_ctr(c, c->tag, in, out, len); /* after the hash: in may be out */
@@ -232,7 +232,8 @@ static int siv_data(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
     memcpy(c->st.ctr, c->tag, AESFAST_BLOCK);
     c->st.ctr[15] |= 0x80;
     if (len > 0)
-        aead_crypt(&c->st, c->kernel, &c->kernel->gcmsiv, &c->enc_key, &c->hkey, in, out, len, 1);
+        aesfast_aead_crypt(&c->st, c->kernel, &c->kernel->gcmsiv, &c->enc_key, &c->hkey, in, out,
+                           len, 1);
     siv_tag(c, want);
     c->result = CRYPTO_memcmp(want, c->tag, SIV_TAG) == 0;
     OPENSSL_cleanse(want, sizeof(want));
@@ -350,9 +351,9 @@ static int gcmsiv_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
                           c->name);
             return 0;
         }
-        if (aead_aad_hashes(&c->st, inl)) /* most AAD is only queued: no powers needed yet */
+        if (aesfast_aead_aad_hashes(&c->st, inl)) /* most AAD is only queued: no powers needed yet */
             siv_powers(c, inl);
-        aead_aad(&c->st, &c->kernel->gcmsiv, &c->hkey, in, inl);
+        aesfast_aead_aad(&c->st, &c->kernel->gcmsiv, &c->hkey, in, inl);
     } else {
         uintptr_t o = (uintptr_t)out, i = (uintptr_t)in;
         if (inl > 0 && o != i && o < i + inl && i < o + inl) {

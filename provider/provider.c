@@ -1,6 +1,6 @@
 /*
- * The provider entry point: OSSL_provider_init, provider parameters, the algorithm table and the
- * choice of kernel tier for this instance.
+ * The provider entry point (aesfast_provider_init, which aesfast.so exports as OSSL_provider_init),
+ * provider parameters, the algorithm table and the choice of kernel tier for this instance.
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  */
@@ -14,6 +14,7 @@
 #include <openssl/params.h>
 
 #include "aesfast.h"
+#include "aesfast_provider.h"
 #include "dispatch.h"
 #include "selftest.h"
 #include "version.h"
@@ -220,10 +221,14 @@ static const aesfast_kernel *choose_kernel(const OSSL_CORE_HANDLE *handle, const
     return k;
 }
 
-/* The one exported symbol (everything else is hidden by -fvisibility=hidden and aesfast.map). */
+/*
+ * The entry point. Its two names have default visibility, all else is hidden (-fvisibility=hidden):
+ * aesfast.so exports only OSSL_provider_init (aesfast.map); libaesfast.a keeps only
+ * aesfast_provider_init global, for OSSL_PROVIDER_add_builtin (provider/static-archive.sh).
+ */
 __attribute__((visibility("default")))
-int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
-                       const OSSL_DISPATCH **out, void **provctx)
+int aesfast_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
+                          const OSSL_DISPATCH **out, void **provctx)
 {
     OSSL_FUNC_core_get_params_fn *core_get_params = NULL;
     const char *cnf_kernel = NULL;
@@ -259,3 +264,7 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
     *out = provider_functions;
     return 1;
 }
+
+/* The name OpenSSL looks up in a loadable module: the same function, not a wrapper. */
+extern __typeof__(aesfast_provider_init) OSSL_provider_init
+    __attribute__((alias("aesfast_provider_init"), visibility("default")));

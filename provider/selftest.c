@@ -13,8 +13,9 @@
  *           ciphertext and tag compared: Wycheproof 513 bytes (AES-128) and 511 bytes (AES-256)
  *           without AAD, the GCM spec's test case 10 (AES-192, 60 bytes, 20 of AAD), and
  *           BoringSSL's 295 bytes with 295 of AAD (AES-128).
- *   gcmsiv  the per-nonce key derivation on ctr (ctr32le) and set_key, hash_init and hash
- *           (POLYVAL) and ctr for the seal, ctr_then_hash for the open: RFC 8452 C.1 (AES-128,
+ *   gcmsiv  the per-nonce key derivation (gcmsiv_derive, or ctr32le and set_key), hash_init
+ *           and hash (POLYVAL) and ctr for the seal, ctr_then_hash for the open, hash_init_few's
+ *           table against hash_init's on up to 8 blocks: RFC 8452 C.1 (AES-128,
  *           20 bytes, 18 of AAD), Wycheproof 513 bytes (AES-128) and BoringSSL's 511 bytes with
  *           255 of AAD (AES-256, from RFC 8452's reference code).
  * The lengths are chosen for the kernels' loops: 513 bytes is 32 blocks, so the 16-block VAES
@@ -220,13 +221,18 @@ static int test_gcmsiv(const aesfast_kernel *k, scratch *s)
             lens[b] = (uint8_t)(bits[0] >> (8 * b));
             lens[8 + b] = (uint8_t)(bits[1] >> (8 * b));
         }
-        /* Section 4: the first 8 bytes of AES_K(LE32(j) || nonce), j = 0 .. nkeys - 1. */
+        /* Section 4: the first 8 bytes of AES_K(LE32(j) || nonce), j = 0 .. nkeys - 1, by the
+         * tier's gcmsiv_derive where it has one (as gcmsiv.c does), else on ctr and set_key. */
         k->set_key(&s->key, v->key, v->keylen);
-        memcpy(ctr + 4, v->iv, 12);
-        k->gcmsiv.ctr(&s->key, ctr, zero, ks, nkeys);
-        for (size_t j = 0; j < nkeys; j++)
-            memcpy(j < 2 ? auth + 8 * j : enc + 8 * (j - 2), ks + AESFAST_BLOCK * j, 8);
-        k->set_key(&s->key2, enc, v->keylen);
+        if (k->gcmsiv_derive != NULL) {
+            k->gcmsiv_derive(&s->key, v->iv, &s->key2, auth);
+        } else {
+            memcpy(ctr + 4, v->iv, 12);
+            k->gcmsiv.ctr(&s->key, ctr, zero, ks, nkeys);
+            for (size_t j = 0; j < nkeys; j++)
+                memcpy(j < 2 ? auth + 8 * j : enc + 8 * (j - 2), ks + AESFAST_BLOCK * j, 8);
+            k->set_key(&s->key2, enc, v->keylen);
+        }
         k->gcmsiv.hash_init(&s->hkey, auth);
 
         for (int open = 0; open < 2; open++) {
@@ -256,6 +262,14 @@ static int test_gcmsiv(const aesfast_kernel *k, scratch *s)
             ok &= same(s, tag, v->tag, AESFAST_BLOCK);
             ok &= same(s, s->out, open ? v->pt : v->ct, v->len);
         }
+        /* hash_init_few's short table (small messages) against the whole one, just checked. */
+        size_t few = n < AESFAST_HASH_FEW ? n : AESFAST_HASH_FEW;
+        uint8_t acc_few[AESFAST_BLOCK] = {0};
+        memset(acc, 0, sizeof(acc));
+        k->gcmsiv.hash(&s->hkey, acc, v->pt, few);
+        k->gcmsiv.hash_init_few(&s->hkey, auth);
+        k->gcmsiv.hash(&s->hkey, acc_few, v->pt, few);
+        ok &= same(s, acc_few, acc, AESFAST_BLOCK);
     }
     return ok;
 }

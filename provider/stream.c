@@ -41,7 +41,7 @@ static uint32_t bswap32_if_be(uint32_t v)
 #endif
 }
 
-void ctr32_add(uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt, uint32_t n)
+void aesfast_ctr32_add(uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt, uint32_t n)
 {
     u32x4 v;
 
@@ -53,7 +53,7 @@ void ctr32_add(uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt, uint32_t n)
     memcpy(ctr, &v, sizeof(v));
 }
 
-void aead_begin(aead_stream *s, const uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt)
+void aesfast_aead_begin(aead_stream *s, const uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt)
 {
     memcpy(s->ctr, ctr, AESFAST_BLOCK);
     memset(s->acc, 0, sizeof(s->acc));
@@ -96,14 +96,14 @@ static void hash_blocks(aead_stream *s, const aesfast_aead_kernel *f,
     }
 }
 
-int aead_aad_hashes(const aead_stream *s, size_t len)
+int aesfast_aead_aad_hashes(const aead_stream *s, size_t len)
 {
     /* The blocks it completes are pushed, and push flushes only when the queue overflows. */
     return s->npend + (s->aad_part + len) / AESFAST_BLOCK >= AEAD_PENDING;
 }
 
-void aead_aad(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
-              const uint8_t *in, size_t len)
+void aesfast_aead_aad(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
+                      const uint8_t *in, size_t len)
 {
     s->aadlen += len;
     if (s->aad_part != 0) {
@@ -144,19 +144,19 @@ static void end_aad(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_
     s->in_data = 1;
 }
 
-void aead_hash_only(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
-                    const uint8_t *in, size_t len)
+void aesfast_aead_hash_only(aead_stream *s, const aesfast_aead_kernel *f,
+                            const aesfast_hash_key *hkey, const uint8_t *in, size_t len)
 {
     end_aad(s, f, hkey);
     s->datalen += len;
     hash_blocks(s, f, hkey, in, len / AESFAST_BLOCK);
     memcpy(s->part, in + len - len % AESFAST_BLOCK, len % AESFAST_BLOCK);
-    s->ks.num = (unsigned int)(len % AESFAST_BLOCK); /* the tail aead_finish pads and hashes */
+    s->ks.num = (unsigned int)(len % AESFAST_BLOCK); /* the tail aesfast_aead_finish hashes */
 }
 
-void aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfast_aead_kernel *f,
-                const aesfast_key *key, const aesfast_hash_key *hkey, const uint8_t *in,
-                uint8_t *out, size_t len, int hash_out)
+void aesfast_aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfast_aead_kernel *f,
+                        const aesfast_key *key, const aesfast_hash_key *hkey, const uint8_t *in,
+                        uint8_t *out, size_t len, int hash_out)
 {
     end_aad(s, f, hkey);
     s->datalen += len;
@@ -198,7 +198,7 @@ void aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfast_aead_k
         if (hash_out)
             push(s, f, hkey, out, nblocks);
     }
-    ctr32_add(s->ctr, s->fmt, (uint32_t)nblocks);
+    aesfast_ctr32_add(s->ctr, s->fmt, (uint32_t)nblocks);
     in += nblocks * AESFAST_BLOCK;
     out += nblocks * AESFAST_BLOCK;
     len %= AESFAST_BLOCK;
@@ -207,14 +207,14 @@ void aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfast_aead_k
         if (!hash_out)
             memcpy(s->part, in, len);
         ks_tail(&s->ks, kern, key, s->ctr, in, out, len);
-        ctr32_add(s->ctr, s->fmt, 1);
+        aesfast_ctr32_add(s->ctr, s->fmt, 1);
         if (hash_out)
             memcpy(s->part, out, len);
     }
 }
 
-void aead_finish(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
-                 const uint8_t lens[AESFAST_BLOCK])
+void aesfast_aead_finish(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
+                         const uint8_t lens[AESFAST_BLOCK])
 {
     unsigned int partial = s->in_data ? s->ks.num : s->aad_part;
 
@@ -229,7 +229,7 @@ void aead_finish(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_has
     s->aad_part = 0;
 }
 
-void aead_wipe(aead_stream *s)
+void aesfast_aead_wipe(aead_stream *s)
 {
     ctr32_format fmt = s->fmt;
 

@@ -61,7 +61,7 @@ typedef enum {
 } ctr32_format;
 
 /* ctr += n in the mode's 32-bit counter, modulo 2^32 (the other 12 bytes never change). */
-void ctr32_add(uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt, uint32_t n);
+void aesfast_ctr32_add(uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt, uint32_t n);
 
 /* Whole blocks that wait to be hashed together: small updates' AAD and data, and a message's
  * last blocks with its lengths block, go to the kernel in one call, so their multiplications by
@@ -85,33 +85,33 @@ typedef struct aead_stream {
 } aead_stream;
 
 /* A new message: acc = 0, nothing buffered, the first keystream block from ctr. */
-void aead_begin(aead_stream *s, const uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt);
+void aesfast_aead_begin(aead_stream *s, const uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt);
 
-/* 0 if aead_aad(s, ..., len) would only queue its blocks and call no hash kernel. */
-int aead_aad_hashes(const aead_stream *s, size_t len);
+/* 0 if aesfast_aead_aad(s, ..., len) would only queue its blocks and call no hash kernel. */
+int aesfast_aead_aad_hashes(const aead_stream *s, size_t len);
 
 /* AAD bytes (only before the data: the caller checks in_data). */
-void aead_aad(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
-              const uint8_t *in, size_t len);
+void aesfast_aead_aad(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
+                      const uint8_t *in, size_t len);
 
 /* Data bytes: out = in ^ keystream, hashing the output (hash_out = 1: GCM seal, GCM-SIV open)
  * or the input (hash_out = 0: GCM open). in == out is allowed. */
-void aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfast_aead_kernel *f,
-                const aesfast_key *key, const aesfast_hash_key *hkey, const uint8_t *in,
-                uint8_t *out, size_t len, int hash_out);
+void aesfast_aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfast_aead_kernel *f,
+                        const aesfast_key *key, const aesfast_hash_key *hkey, const uint8_t *in,
+                        uint8_t *out, size_t len, int hash_out);
 
 /* Data bytes that are hashed but not encrypted here: GCM-SIV's seal, whose counter is the tag,
  * so it hashes the whole message first and encrypts it in a second pass. Call once per message
- * (the tail is kept for aead_finish). */
-void aead_hash_only(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
-                    const uint8_t *in, size_t len);
+ * (the tail is kept for aesfast_aead_finish). */
+void aesfast_aead_hash_only(aead_stream *s, const aesfast_aead_kernel *f,
+                            const aesfast_hash_key *hkey, const uint8_t *in, size_t len);
 
 /* Hashes what is buffered (zero-padded) and the lengths block; acc is then the final hash.
  * lens is the mode's lengths block (GCM: bit lengths, big-endian; POLYVAL: little-endian). */
-void aead_finish(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
-                 const uint8_t lens[AESFAST_BLOCK]);
+void aesfast_aead_finish(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
+                         const uint8_t lens[AESFAST_BLOCK]);
 
 /* Wipes the stream (keystream, buffered bytes, hash state). */
-void aead_wipe(aead_stream *s);
+void aesfast_aead_wipe(aead_stream *s);
 
 #endif /* AESFAST_STREAM_H */
