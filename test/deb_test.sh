@@ -12,8 +12,8 @@
 #    directory (`openssl version -m`, and pkg-config's modulesdir), the man page and example cnf
 #    where the package says, and nothing else anywhere.
 # 3. From the scratch root: `openssl list -providers -provider-path ROOT/MODULESDIR -provider
-#    aesfast` shows it active; AES-256-CTR through it equals the default provider's and decrypts;
-#    the shipped example cnf (OPENSSL_MODULES naming the root's modules directory) activates it
+#    aesfast` shows it active, with the version debian/changelog gives the package; AES-256-CTR
+#    through it equals the default provider's and decrypts; the shipped example cnf (OPENSSL_MODULES naming the root's modules directory) activates it
 #    next to default and makes it the choice for AES-128-GCM (its key-setup debug line); the
 #    packaged man page renders.
 # 4. lintian, where installed: its tags are printed, and an error tag (E:) fails the test.
@@ -106,6 +106,9 @@ out=$(OPENSSL_CONF=$empty "$openssl" list -providers -verbose -provider-path "$r
   -provider aesfast 2>&1) || true
 if grep -q 'status: active' <<<"$out" && grep -q '^  aesfast$' <<<"$out"; then
   pass "openssl list -providers -provider-path ROOT$modulesdir -provider aesfast: active"
+  pv=$(sed -n 's/^    version: //p' <<<"$out" | head -n1)
+  [ "$pv" = "${version%%-*}" ] && pass "the provider's version $pv is the package's ($version)" \
+    || fail "the provider says version '$pv', debian/changelog '$version' (meson.build's project version?)"
 else
   fail "aesfast does not load from the scratch root"
   printf '%s\n' "$out" | indent
