@@ -13,9 +13,10 @@
 #    where the package says, and nothing else anywhere.
 # 3. From the scratch root: `openssl list -providers -provider-path ROOT/MODULESDIR -provider
 #    aesfast` shows it active, with the version debian/changelog gives the package; AES-256-CTR
-#    through it equals the default provider's and decrypts; the shipped example cnf (OPENSSL_MODULES naming the root's modules directory) activates it
-#    next to default and makes it the choice for AES-128-GCM (its key-setup debug line); the
-#    packaged man page renders.
+#    through it equals the default provider's and decrypts; the shipped example cnf
+#    (OPENSSL_MODULES naming the root's modules directory) activates it next to default and
+#    makes it the choice for AES-128-GCM (its key-setup debug line); the packaged man page
+#    renders.
 # 4. lintian, where installed: its tags are printed, and an error tag (E:) fails the test.
 set -euo pipefail
 
