@@ -77,7 +77,8 @@ modulesdir=$("$openssl" version -m | sed -n 's/^MODULESDIR: "\(.*\)"$/\1/p')
 pcdir=$(pkg-config --variable=modulesdir libcrypto 2>/dev/null || true)
 [ "$modulesdir" = "/usr/lib/$ma/ossl-modules" ] && [ "$pcdir" = "$modulesdir" ] \
   && pass "openssl version -m and pkg-config agree: $modulesdir" \
-  || fail "modules directory: openssl version -m '$modulesdir', pkg-config '$pcdir', expected /usr/lib/$ma/ossl-modules"
+  || fail "modules directory: openssl version -m '$modulesdir', pkg-config '$pcdir'," \
+          "expected /usr/lib/$ma/ossl-modules"
 mod=$root$modulesdir/aesfast.so
 [ -f "$mod" ] && pass "module at $modulesdir/aesfast.so" || fail "no module at $modulesdir/aesfast.so"
 exports=$(nm -D --defined-only "$mod" 2>/dev/null | awk '{print $3}' | sort | tr '\n' ' ')
@@ -96,7 +97,8 @@ for f in "$doc/copyright" "$example"; do
 done
 stray=$(cd "$root" && find . ! -type d | sed 's|^\.||' \
   | grep -v -e "^$modulesdir/" -e '^/usr/share/man/man7/' -e "^/usr/share/doc/$pkg/" || true)
-[ -z "$stray" ] && pass "no other files" || { fail "files outside the expected folders:"; echo "$stray" | indent; }
+if [ -z "$stray" ]; then pass "no other files"
+else fail "files outside the expected folders:"; indent <<<"$stray"; fi
 depends=$(dpkg-deb -f "$deb" Depends)
 case $depends in *libssl3*) pass "Depends: $depends" ;; *) fail "Depends lacks libssl3: $depends" ;; esac
 
