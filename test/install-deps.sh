@@ -39,6 +39,8 @@ install() {
 had_nginx=$(missing nginx)
 install gcc libc6-dev make meson ninja-build pkg-config libssl-dev openssl perl ca-certificates valgrind \
         nginx curl python3 xz-utils dpkg-dev
+# The man page's test (groff) and the Debian package's (dpkg-buildpackage with debhelper).
+install groff-base debhelper
 # The TLS test starts its own nginx on a free loopback port; the service that Debian's package
 # starts on port 80 where an init system runs is not wanted: stop it again, if this script just
 # installed it.
