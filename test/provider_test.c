@@ -25,6 +25,7 @@
 #include <openssl/provider.h>
 
 #include "check.h"
+#include "testutil.h"
 #include "dispatch.h"
 
 
@@ -47,29 +48,7 @@ static OSSL_LIB_CTX *load_direct(void)
  * (NULL: no key). Returns NULL, with the errors left on the queue, when loading fails. */
 static OSSL_LIB_CTX *load(const char *cnf_kernel)
 {
-    char path[] = "/tmp/aesfast-provider-test-XXXXXX";
-    int fd = mkstemp(path);
-    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
-    OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
-
-    if (f == NULL || libctx == NULL) {
-        perror("provider_test");
-        exit(1);
-    }
-    fprintf(f, "openssl_conf = openssl_init\nconfig_diagnostics = 1\n"
-               "[openssl_init]\nproviders = provider_sect\n"
-               "[provider_sect]\naesfast = aesfast_sect\n"
-               "[aesfast_sect]\nmodule = %s\nactivate = 1\n", module_path);
-    if (cnf_kernel != NULL)
-        fprintf(f, "aesfast-kernel = %s\n", cnf_kernel);
-    fclose(f);
-    int ok = OSSL_LIB_CTX_load_config(libctx, path);
-    unlink(path);
-    if (!ok || !OSSL_PROVIDER_available(libctx, "aesfast")) {
-        OSSL_LIB_CTX_free(libctx);
-        return NULL;
-    }
-    return libctx;
+    return tu_load_cnf(module_path, cnf_kernel);
 }
 
 static int find_aesfast(OSSL_PROVIDER *prov, void *arg)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -310,4 +311,29 @@ double tu_now(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+OSSL_LIB_CTX *tu_load_cnf(const char *module_path, const char *cnf_kernel)
+{
+    char path[] = "/tmp/aesfast-test-cnf-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
+
+    if (f == NULL || libctx == NULL)
+        tu_die("cannot write a temporary openssl.cnf: %s", strerror(errno));
+    fprintf(f, "openssl_conf = openssl_init\nconfig_diagnostics = 1\n"
+               "[openssl_init]\nproviders = provider_sect\n"
+               "[provider_sect]\naesfast = aesfast_sect\n"
+               "[aesfast_sect]\nmodule = %s\nactivate = 1\n", module_path);
+    if (cnf_kernel != NULL)
+        fprintf(f, "aesfast-kernel = %s\n", cnf_kernel);
+    fclose(f);
+    int ok = OSSL_LIB_CTX_load_config(libctx, path);
+    unlink(path);
+    if (!ok || !OSSL_PROVIDER_available(libctx, "aesfast")) {
+        OSSL_LIB_CTX_free(libctx);
+        return NULL;
+    }
+    return libctx;
 }

@@ -106,6 +106,11 @@ uint64_t tu_parse_u64(const char *opt, const char *s);
 /* Monotonic seconds, for timings. */
 double tu_now(void);
 
+/* A fresh library context configured, as users configure it, from a temporary openssl.cnf that
+ * loads the module at module_path (and only it), with "aesfast-kernel = cnf_kernel" unless that
+ * is NULL. NULL, with the errors left on the queue, when aesfast did not load. */
+OSSL_LIB_CTX *tu_load_cnf(const char *module_path, const char *cnf_kernel);
+
 /* Call first from main(). */
 void tu_init(const char *prog);
 
