@@ -82,22 +82,9 @@ static OSSL_LIB_CTX *load_cnf(const char *cnf_kernel)
     return tu_load_cnf(module_path, cnf_kernel);
 }
 
-/* 1 if the error queue holds an error whose text or data contains want; empties the queue. */
 static int error_mentions(const char *want)
 {
-    const char *data, *func, *file;
-    unsigned long e;
-    int line, flags, found = 0;
-
-    while ((e = ERR_get_error_all(&file, &line, &func, &data, &flags)) != 0) {
-        char text[256];
-
-        ERR_error_string_n(e, text, sizeof(text));
-        fprintf(stderr, "  (expected) error: %s:%s\n", text, (flags & ERR_TXT_STRING) ? data : "");
-        if (strstr(text, want) != NULL || ((flags & ERR_TXT_STRING) && strstr(data, want)))
-            found = 1;
-    }
-    return found;
+    return tu_error_mentions(want);
 }
 
 typedef struct {

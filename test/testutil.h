@@ -111,6 +111,10 @@ double tu_now(void);
  * is NULL. NULL, with the errors left on the queue, when aesfast did not load. */
 OSSL_LIB_CTX *tu_load_cnf(const char *module_path, const char *cnf_kernel);
 
+/* 1 if the error queue holds an error whose text or data contains want; empties the queue,
+ * printing each error (as expected ones) to stderr. */
+int tu_error_mentions(const char *want);
+
 /* Call first from main(). */
 void tu_init(const char *prog);
 
