@@ -32,7 +32,7 @@
  *         tag is its initial counter, so there the tag is set first: IV-only init, set the tag,
  *         AAD, one update, final.
  * GCM-SIV's seal and open give a zero-length AAD update before the AAD, on both sides: OpenSSL's
- * GCM-SIV (3.2 to 3.5 at least) keeps the AAD of the last message across an init and appends the
+ * GCM-SIV (3.2 to 3.6 at least) keeps the AAD of the last message across an init and appends the
  * next message's to it (wrong tags, and a buffer growing by --aad bytes a message) unless it is
  * reset that way; aesfast forgets it at every init and takes the empty update as a no-op. The
  * verify step runs two messages per side, so a provider that carries state from one message into

@@ -11,6 +11,15 @@
 
 #include "cipher.h"
 
+/*
+ * OpenSSL 3.6's libcrypto asks every cipher for this flag when it is fetched
+ * (EVP_CIPH_FLAG_ENC_THEN_MAC), and its default provider lists and answers it: 0 for these modes.
+ * Older headers lack the name; an older libcrypto never asks.
+ */
+#ifndef OSSL_CIPHER_PARAM_ENCRYPT_THEN_MAC
+#define OSSL_CIPHER_PARAM_ENCRYPT_THEN_MAC "encrypt-then-mac"
+#endif
+
 int aesfast_cipher_get_params(OSSL_PARAM params[], unsigned int mode, size_t keylen,
                               size_t ivlen, int aead)
 {
@@ -23,6 +32,7 @@ int aesfast_cipher_get_params(OSSL_PARAM params[], unsigned int mode, size_t key
         {OSSL_CIPHER_PARAM_CTS, 0},
         {OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0},
         {OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0},
+        {OSSL_CIPHER_PARAM_ENCRYPT_THEN_MAC, 0},
     };
     OSSL_PARAM *p;
 
@@ -57,6 +67,7 @@ const OSSL_PARAM *aesfast_cipher_gettable_params(void *provctx)
         OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, NULL),
         OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, NULL),
         OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL),
+        OSSL_PARAM_int(OSSL_CIPHER_PARAM_ENCRYPT_THEN_MAC, NULL),
         OSSL_PARAM_END,
     };
 

@@ -1,23 +1,30 @@
 #!/usr/bin/env bash
-# Fetches OpenSSL 3.5's source through Debian's source packages and builds, in place in a cache
-# folder (never in this repository), what the aesfast tests need: libcrypto.so.3, apps/openssl and
-# test/evp_test.  Prints only the absolute path of the built tree on stdout; logs go to stderr and
-# to <cache>/openssl-<version>[-<host>].log.
+# Fetches an OpenSSL 3.x source (3.5 unless told) through Debian's source packages and builds, in
+# place in a cache folder (never in this repository), what the aesfast tests need: libcrypto.so.3,
+# apps/openssl and test/evp_test.  Prints only the absolute path of the built tree on stdout; logs
+# go to stderr and to <cache>/openssl-<version>[-<host>].log.
 #
 #   test/build-openssl.sh                 build (or reuse) the newest downloadable 3.5.x
+#   test/build-openssl.sh --series 3.6    the same for another series: the newest downloadable 3.6.x
+#                                         that the deb-src suites offer (test/install-deps.sh --src:
+#                                         bookworm, trixie and sid), in its own tree openssl-3.6.<p>
 #   test/build-openssl.sh --host aarch64  the same source cross-built for linux-aarch64 with
 #                                         aarch64-linux-gnu-gcc, in its own tree openssl-<v>-aarch64
 #                                         (its programs run under qemu-aarch64)
-#   AESFAST_OPENSSL_VERSION=3.5.7 ...     insist on one upstream version
+#   AESFAST_OPENSSL_VERSION=3.5.7 ...     insist on one upstream version (its series, unless
+#                                         --series says otherwise, which must then agree)
 #   AESFAST_CACHE_DIR=DIR ...             cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/aesfast)
 #
 # Idempotent: a finished tree carries a stamp and a second run returns at once without touching apt.
 # Concurrent runs serialize on a flock in the cache root.
 set -euo pipefail
 
-host=
+host= series=
 while [ $# -gt 0 ]; do
   case "$1" in
+    --series) [ $# -ge 2 ] || { echo "build-openssl: --series needs a value" >&2; exit 2; }
+      series=$2; shift ;;
+    --series=*) series=${1#--series=} ;;
     --host) [ $# -ge 2 ] || { echo "build-openssl: --host needs a value" >&2; exit 2; }
       host=$2; shift ;;
     --host=*) host=${1#--host=} ;;
@@ -36,6 +43,18 @@ exec 3>&1 1>&2            # fd 3 = the real stdout, for the one path we print
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cache=${AESFAST_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}/.cache}/aesfast}
 want=${AESFAST_OPENSSL_VERSION:-}
+if [ -z "$series" ]; then
+  if [ -n "$want" ]; then series=$(echo "$want" | cut -d. -f1,2); else series=3.5; fi
+fi
+case "$series" in
+  3.[0-9]|3.[0-9][0-9]) ;;
+  *) echo "build-openssl: --series $series: a 3.x series (libcrypto.so.3) such as 3.5 or 3.6" >&2
+     exit 2 ;;
+esac
+case "$want" in ''|"$series".*) ;;
+  *) echo "build-openssl: AESFAST_OPENSSL_VERSION=$want is not in series $series" >&2; exit 2 ;;
+esac
+series_re=$(printf '%s' "$series" | sed 's/\./\\./g')
 stamp=.aesfast-built
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
@@ -50,11 +69,11 @@ complete() {
     && [ -f "$t/test/recipes/30-test_evp_data/evpciph_aes_common.txt" ]
 }
 
-# Newest finished 3.5.x tree for this host in the cache (or the wanted one), if any.  Native trees
+# Newest finished tree of the series for this host in the cache (or the wanted one), if any.  Native trees
 # are openssl-<v>, cross trees openssl-<v>-<host>; a version has no "-", so neither takes the other.
 find_done() {
   local d v best=
-  for d in "$cache"/openssl-3.5.*"$suffix"/; do
+  for d in "$cache"/openssl-"$series".*"$suffix"/; do
     [ -d "$d" ] || continue
     d=${d%/}
     v=${d##*/openssl-}
@@ -88,10 +107,10 @@ tarball= upver=
 [ -z "$want" ] || { tarball=$(downloaded "$want"); [ -z "$tarball" ] || upver=$want; }
 
 if [ -z "$tarball" ]; then
-  # Debian versions of 3.5.x, newest first (e.g. 3.5.9-1~deb13u1).
+  # Debian versions of the series, newest first (e.g. 3.5.9-1~deb13u1).
   mapfile -t versions < <(apt-cache showsrc openssl 2>/dev/null | sed -n 's/^Version: *//p' \
-    | grep -E '^([0-9]+:)?3\.5\.' | sort -Vr -u)
-  [ ${#versions[@]} -gt 0 ] || { log "apt-cache showsrc openssl lists no 3.5.x version"; exit 1; }
+    | grep -E "^([0-9]+:)?$series_re\." | sort -Vr -u)
+  [ ${#versions[@]} -gt 0 ] || { log "apt-cache showsrc openssl lists no $series.x version"; exit 1; }
 
   for dv in "${versions[@]}"; do
     uv=${dv#*:}; uv=${uv%-*}                     # strip epoch and Debian revision
@@ -112,7 +131,7 @@ if [ -z "$tarball" ]; then
     if [ -n "$found" ]; then tarball=$found upver=$uv; break; fi
   done
 fi
-[ -n "$tarball" ] || { log "no OpenSSL 3.5.x source could be downloaded"; exit 1; }
+[ -n "$tarball" ] || { log "no OpenSSL $series.x source could be downloaded"; exit 1; }
 
 tree=$cache/openssl-$upver$suffix
 logf=$cache/openssl-$upver$suffix.log

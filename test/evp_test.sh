@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs OpenSSL 3.5's own evp_test harness on aesfast:
+# Runs the evp_test harness of an OpenSSL 3.2+ build (3.5, 3.6) on aesfast:
 #   1. every stanza of each mode aesfast offers, extracted into a file of its own, must run on
 #      aesfast: with "-propquery provider=aesfast", evp_test must report every one executed and
 #      fetched, 0 skipped, 0 errors, and at least one stanza per key size. CTR: the AES-*-CTR

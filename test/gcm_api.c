@@ -459,6 +459,7 @@ static void t_cipher_params(int ki)
         { OSSL_CIPHER_PARAM_AEAD, 1 }, { OSSL_CIPHER_PARAM_CUSTOM_IV, 1 },
         { OSSL_CIPHER_PARAM_CTS, 0 }, { OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0 },
         { OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0 },
+        { "encrypt-then-mac", 0 }, /* 3.6+: the default provider answers it; older ones do not */
     };
     unsigned int rm = 0, tm = 0;
     size_t rk = 0, tk = 0, riv = 0, tiv = 0, rb = 0, tb = 0, i;
@@ -498,7 +499,8 @@ static void t_cipher_params(int ki)
         rr = EVP_CIPHER_get_params(R[ki], p);
         p[0].data = &tv;
         tr = EVP_CIPHER_get_params(T[ki], p);
-        CHECK(tr == 1 && OSSL_PARAM_modified(&p[0]) && tv == flags[i].want && tv == rv,
+        CHECK(tr == 1 && OSSL_PARAM_modified(&p[0]) && tv == flags[i].want
+              && (tv == rv || !has_param(EVP_CIPHER_gettable_params(R[ki]), flags[i].key)),
               "\"%s\": %d (ok=%d), default %d (ok=%d), want %d", flags[i].key, tv, tr, rv, rr,
               flags[i].want);
     }

@@ -5,9 +5,11 @@
  *
  * Each safety difference is a function that runs the same scenario on a provider and says
  * whether that provider behaved safely. It must say yes for aesfast; and when the reference
- * libcrypto has GCM-SIV (3.2+), it must say NO for the default provider: that shows the check
- * can fail, and that the difference the README lists is real. If OpenSSL ever fixes one, this
- * test says so and the README's list must shrink.
+ * libcrypto has GCM-SIV, on the series checked so far (3.2 to 3.6: all nine hold on 3.5.7 and
+ * 3.6.3), it must say NO for the default provider: that shows the check can fail, and that the
+ * difference the README lists is real. On a newer OpenSSL a default provider that has become
+ * safe is reported, not failed: the run on 3.5 still proves each check can fail, and the README
+ * must then say from which version on the difference is gone.
  *
  *   gcmsiv_api [--expect-kernel TIER]     exit 0 pass, 1 fail
  *
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
@@ -26,6 +29,8 @@
 
 static const char *const names[] = {"AES-128-GCM-SIV", "AES-192-GCM-SIV", "AES-256-GCM-SIV"};
 static int have_ref; /* the reference libcrypto's default provider has GCM-SIV */
+/* The newest series whose default provider is known unsafe in every difference below. */
+#define KNOWN_UNSAFE_BEFORE 0x30700000UL /* 3.7.0 */
 static tu_rng rng;
 
 static uint64_t rnd(void) { return tu_rng_next(&rng); }
@@ -363,10 +368,13 @@ int main(int argc, char **argv)
         CHECK(ours, "aesfast is not safe here: %s", differences[i].what);
         if (have_ref) {
             int theirs = differences[i].safe("default");
-            CHECK(!theirs, "the default provider is now safe here too (drop it from the README's "
-                  "list of differences): %s", differences[i].what);
+            if (OpenSSL_version_num() < KNOWN_UNSAFE_BEFORE)
+                CHECK(!theirs, "the default provider is now safe here too (drop it from the "
+                      "README's list of differences): %s", differences[i].what);
             printf("gcmsiv_api: %-66s aesfast %s, default %s\n", differences[i].what,
-                   ours ? "safe" : "UNSAFE", theirs ? "safe" : "unsafe");
+                   ours ? "safe" : "UNSAFE",
+                   !theirs ? "unsafe" : OpenSSL_version_num() < KNOWN_UNSAFE_BEFORE
+                   ? "safe" : "safe (fixed in this newer OpenSSL: the README must say so)");
         } else {
             printf("gcmsiv_api: %-66s aesfast %s\n", differences[i].what, ours ? "safe" : "UNSAFE");
         }

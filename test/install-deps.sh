@@ -3,7 +3,8 @@
 #   test/install-deps.sh            native build: compiler, Meson, Ninja, libcrypto headers, and
 #                                   nginx and curl for the TLS test (test/tls_test.sh)
 #   test/install-deps.sh --arm64    also the aarch64 cross compiler, qemu-user and arm64 libcrypto
-#   test/install-deps.sh --src      also a deb-src entry, so `apt-get source openssl` works
+#   test/install-deps.sh --src      also a deb-src entry (bookworm, trixie, sid), so that
+#                                   `apt-get source openssl=V` works for 3.0, 3.5 and 3.6
 # Each step checks first and does nothing when the thing is already there.
 set -euo pipefail
 
@@ -57,22 +58,34 @@ if [ $want_arm64 -eq 1 ]; then
   install gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libssl-dev:arm64
 fi
 
-if [ $want_src -eq 1 ] && ! apt-cache showsrc openssl 2>/dev/null | grep -q '^Version: 3\.5'; then
-  # A deb-src twin of the main archive's stanza (the first one), with bookworm and trixie, so that
-  # OpenSSL 3.5's source package can be fetched. The host name is read from the machine's own file.
+# The OpenSSL series whose source test/build-openssl.sh fetches, and the suites that offer them:
+# 3.0 (bookworm), 3.5 (trixie), the newest 3.x (sid). deb-src only: no binary package comes from
+# trixie or sid, and apt-get install is untouched.
+src_suites="bookworm trixie sid"
+has_src() { # has_src SERIES...: apt-cache showsrc openssl lists a version of each
+  local v list
+  list=$(apt-cache showsrc openssl 2>/dev/null | sed -n 's/^Version: *\([0-9]*:\)\{0,1\}//p')
+  for v in "$@"; do grep -q "^${v//./\\.}\." <<<"$list" || return 1; done
+}
+if [ $want_src -eq 1 ] && ! has_src 3.5 3.6; then
+  # A deb-src twin of the main archive's stanza (the first one), with bookworm, trixie and sid, so
+  # that OpenSSL 3.5's and 3.6's source packages can be fetched. The host name is read from the
+  # machine's own file. An entry of an earlier run (bookworm trixie) gets sid added.
   src=/etc/apt/sources.list.d/debian.sources
   out=/etc/apt/sources.list.d/aesfast-src.sources
-  if [ -f "$src" ] && [ ! -f "$out" ]; then
+  if [ -f "$out" ]; then
+    grep -q "^Suites: $src_suites\$" "$out" || $SUDO sed -i "s/^Suites:.*/Suites: $src_suites/" "$out"
+  elif [ -f "$src" ]; then
     awk 'BEGIN{RS=""; ORS="\n\n"} NR==1{print; exit}' "$src" \
-      | sed -e 's/^Types:.*/Types: deb-src/' -e 's/^Suites:.*/Suites: bookworm trixie/' \
+      | sed -e 's/^Types:.*/Types: deb-src/' -e "s/^Suites:.*/Suites: $src_suites/" \
       | $SUDO tee "$out" >/dev/null
-  elif [ ! -f "$out" ] && [ -f /etc/apt/sources.list ]; then
+  elif [ -f /etc/apt/sources.list ]; then
     # One-line format (machines installed from the ISO): the URI of the first main-archive line.
     uri=$(awk '$1 == "deb" && $0 !~ /security/ { for (i = 2; i <= NF; i++)
              if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' /etc/apt/sources.list)
     if [ -n "$uri" ]; then
-      printf 'Types: deb-src\nURIs: %s\nSuites: bookworm trixie\nComponents: main\nSigned-By: %s\n' \
-        "$uri" /usr/share/keyrings/debian-archive-keyring.gpg | $SUDO tee "$out" >/dev/null
+      printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n' \
+        "$uri" "$src_suites" /usr/share/keyrings/debian-archive-keyring.gpg | $SUDO tee "$out" >/dev/null
     fi
   fi
   updated=0

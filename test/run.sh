@@ -1,30 +1,34 @@
 #!/usr/bin/env bash
 # Runs every aesfast test, from a fresh Debian 12 machine (as root) or a developer's tree:
 #   1. installs what is missing (compiler, Meson, arm64 cross tools and qemu, OpenSSL headers);
-#   2. builds OpenSSL 3.5 from Debian's source package, for its evp_test harness (cached), natively
-#      and, for the arm64 run, cross-built for arm64;
-#   3. native build: every x86-64 tier against the system OpenSSL 3.0 and the 3.5 build;
+#   2. builds OpenSSL 3.5 and 3.6 (the newest 3.x series) from Debian's source packages (cached),
+#      natively and, for the arm64 run, 3.5 cross-built for arm64;
+#   3. native build: every x86-64 tier against the system OpenSSL 3.0 and the 3.5 and 3.6 builds;
 #   4. native build with AddressSanitizer and UndefinedBehaviorSanitizer (build-asan): the tests
 #      whose programs are all ours, on the tiers this CPU has (see asan_tests below);
 #   5. native build with ThreadSanitizer (build-tsan): the thread tests (test/thread_test.c) on
-#      the tiers this CPU has, against 3.0 and 3.5;
+#      the tiers this CPU has, against 3.0 and each OpenSSL built;
 #   6. arm64 cross build: its tiers under qemu-aarch64 with Debian's arm64 libcrypto and the arm64
 #      3.5 build.
-# Ends with the skipped tests and why, what the options left out, and one line
-# "N passed, N failed, N skipped" (a left-out build counts as one skipped test); exits non-zero on
-# any failure.
+# Ends with the skipped tests and why, what the options left out, the OpenSSL versions each build
+# ran against (as the libraries report them), and one line "N passed, N failed, N skipped" (a
+# left-out build counts as one skipped test); exits non-zero on any failure.
 #
-#   test/run.sh [--no-arm64] [--no-openssl35] [--no-asan] [--no-tsan] [-- MESON_TEST_ARGS...]
+#   test/run.sh [--no-arm64] [--no-openssl-builds] [--no-openssl36] [--no-asan] [--no-tsan]
+#               [-- MESON_TEST_ARGS...]
+#     --no-openssl-builds (or its old name --no-openssl35): no OpenSSL built here, the system's alone
+#     --no-openssl36: the 3.5 builds, not 3.6
 # (MESON_TEST_ARGS go to the native and arm64 runs; the sanitizer runs pick their tests.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
 
-arm64=1 openssl35=1 asan=1 tsan=1
+arm64=1 openssl35=1 openssl36=1 asan=1 tsan=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-arm64) arm64=0 ;;
-    --no-openssl35) openssl35=0 ;;
+    --no-openssl-builds | --no-openssl35) openssl35=0 openssl36=0 ;;
+    --no-openssl36) openssl36=0 ;;
     --no-asan) asan=0 ;;
     --no-tsan) tsan=0 ;;
     --) shift; break ;;
@@ -35,7 +39,8 @@ done
 
 left_out=() # what the options leave out, reported at the end
 [ $arm64 -eq 0 ] && left_out+=("arm64 cross build (--no-arm64)")
-[ $openssl35 -eq 0 ] && left_out+=("OpenSSL 3.5 builds; their tests count as skipped (--no-openssl35)")
+[ $openssl35 -eq 0 ] && left_out+=("OpenSSL 3.5 and 3.6 builds; their tests count as skipped (--no-openssl-builds)")
+[ $openssl35 -eq 1 ] && [ $openssl36 -eq 0 ] && left_out+=("OpenSSL 3.6 build; its tests count as skipped (--no-openssl36)")
 [ $asan -eq 0 ] && left_out+=("sanitizer build (--no-asan)")
 [ $tsan -eq 0 ] && left_out+=("ThreadSanitizer build (--no-tsan)")
 
@@ -48,15 +53,21 @@ if ! test/install-deps.sh "${deps[@]}"; then
   exit 1
 fi
 
-tree= tree_arm64=
+trees=() tree_arm64=
 setup_failures=0 # steps that failed before any test ran; each counts as one failed test
-if [ $openssl35 -eq 1 ]; then
-  if tree=$(test/build-openssl.sh); then
-    echo "test/run.sh: OpenSSL 3.5 tree: $tree"
+series=()
+[ $openssl35 -eq 1 ] && series+=(3.5)
+[ $openssl36 -eq 1 ] && series+=(3.6)
+for s in "${series[@]}"; do
+  if t=$(test/build-openssl.sh --series "$s"); then
+    echo "test/run.sh: OpenSSL $s tree: $t"
+    trees+=("$t")
   else
-    echo "test/run.sh: building OpenSSL 3.5 failed: its tests are not run" >&2
-    tree= setup_failures=$((setup_failures + 1))
+    echo "test/run.sh: building OpenSSL $s failed: its tests are not run" >&2
+    setup_failures=$((setup_failures + 1))
   fi
+done
+if [ $openssl35 -eq 1 ]; then
   if [ $arm64 -eq 1 ]; then
     if tree_arm64=$(test/build-openssl.sh --host aarch64); then
       echo "test/run.sh: OpenSSL 3.5 arm64 tree: $tree_arm64"
@@ -92,13 +103,36 @@ run_suite() { # run_suite BUILDDIR: build, then meson test; remembers the log fo
   meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" || status=1
 }
 
-setup build "${werror[@]}" -Dopenssl_tree="$tree"
+# The OpenSSL versions each build runs against, for the summary: "3.5.7 (built)", from the
+# library itself (its openssl program's "Library:" version), the tree's VERSION.dat failing that.
+tested=()
+lib_version() { # lib_version TREE [WRAPPER...]
+  local t=$1 v
+  shift
+  v=$(LD_LIBRARY_PATH=$t "$@" "$t/apps/openssl" version 2>/dev/null | head -n1)
+  if [[ $v == *"(Library: OpenSSL "* ]]; then v=${v##*(Library: OpenSSL }; v=${v%% *}
+  elif [[ $v == "OpenSSL "* ]]; then v=${v#OpenSSL }; v=${v%% *}
+  else v=$(sed -n 's/^\(MAJOR\|MINOR\|PATCH\)=//p' "$t/VERSION.dat" 2>/dev/null | paste -sd.)" (VERSION.dat)"; fi
+  echo "$v"
+}
+system_version() { # the version the system openssl reports for its library
+  local v
+  v=$(openssl version 2>/dev/null | head -n1)
+  [[ $v == *"(Library: OpenSSL "* ]] && v=${v##*(Library: OpenSSL } || v=${v#OpenSSL }
+  echo "${v%% *}"
+}
+native=("$(system_version) (system)")
+for t in "${trees[@]}"; do native+=("$(lib_version "$t") (built)"); done
+tested+=("$(printf '%s, ' "${native[@]}" | sed 's/, $//')")
+
+setup build "${werror[@]}" -Dopenssl_tree= -Dopenssl_trees="$(IFS=,; echo "${trees[*]}")"
 run_suite build "$@"
 
 # asan_tests BUILDDIR: the names of the tests to run under the sanitizers, one a line. Not those
 # that cannot run there: ct-* (valgrind cannot run ASan programs), load, evp_test and tls (the
 # openssl, evp_test, nginx and curl programs are not instrumented, and a module built with ASan
-# only loads into a program that has its runtime), the 3.5 runs (no 3.5 tree in this build) and model-* (Python;
+# only loads into a program that has its runtime), the runs against OpenSSL trees (*-3.5, *-3.6:
+# no tree in this build) and model-* (Python;
 # no C of ours runs). Nor the tiers this CPU lacks: the native build reports those as skipped.
 # Every test so left out runs in the native build.
 asan_tests() {
@@ -110,7 +144,8 @@ asan_tests() {
     if "$dir/test/kernel_test" --usable "$tier" >/dev/null; then usable+=("$tier"); fi
   done
   while read -r name; do
-    case "$name" in ct-* | load | load-* | evp_test-* | tls | tls-* | model-* | *-3.5 | *-3.5-*) continue ;; esac
+    case "$name" in ct-* | load | load-* | evp_test-* | tls | tls-* | model-*) continue ;; esac
+    [[ ! $name =~ -[0-9]+\.[0-9]+(-|$) ]] || continue # a run against an OpenSSL tree: *-3.5, *-3.6-aesni
     keep=1
     for tier in "${all[@]}"; do
       if [[ $name == *-"$tier" ]]; then
@@ -148,14 +183,21 @@ fi
 # one libcrypto internal whose lock-free handover TSan cannot see, and why; nothing of aesfast.
 if [ $tsan -eq 1 ]; then
   setup build-tsan "${werror[@]}" -Dbuildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false \
-    -Dopenssl_tree="$tree"
+    -Dopenssl_tree= -Dopenssl_trees="$(IFS=,; echo "${trees[*]}")"
+  built_series=" "
+  for t in "${trees[@]}"; do # .../openssl-3.5.7 -> 3.5
+    v=${t##*/openssl-}
+    built_series+="${v%.*} "
+  done
   selected=()
   rm -f build-tsan/meson-logs/testlog.json
   if ninja -C build-tsan aesfast.so test/thread_test test/kernel_test >/dev/null; then
     for t in $(meson test -C build-tsan --list 2>/dev/null | sed -n 's|^.* / \(thread-.*\)$|\1|p'); do
-      tier=${t#thread-}
-      tier=${tier#3.5-}
-      [[ $t != thread-3.5-* || -n $tree ]] || continue
+      tier=${t#thread-} series=
+      if [[ $tier =~ ^([0-9]+\.[0-9]+)-(.*)$ ]]; then
+        series=${BASH_REMATCH[1]} tier=${BASH_REMATCH[2]}
+        [[ $built_series == *" $series "* ]] || continue # no tree: the native build skips it
+      fi
       if build-tsan/test/kernel_test --usable "$tier" >/dev/null; then selected+=("$t"); fi
     done
   fi
@@ -173,7 +215,12 @@ if [ $tsan -eq 1 ]; then
 fi
 
 if [ $arm64 -eq 1 ]; then
-  setup build-arm64 --cross-file test/cross-aarch64.ini "${werror[@]}" -Dopenssl_tree="$tree_arm64"
+  setup build-arm64 --cross-file test/cross-aarch64.ini "${werror[@]}" -Dopenssl_tree= \
+    -Dopenssl_trees="$tree_arm64"
+  arm=("$(PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig pkg-config --modversion libcrypto \
+          2>/dev/null || echo '?') (Debian arm64)")
+  [ -z "$tree_arm64" ] || arm+=("$(lib_version "$tree_arm64" qemu-aarch64 -L /usr/aarch64-linux-gnu) (built)")
+  tested+=("arm64: ${arm[0]}${arm[1]:+, ${arm[1]}}")
   run_suite build-arm64 "$@"
 fi
 
@@ -181,12 +228,13 @@ fi
 # line of its output that says why, what the options left out (the arm64 build counts as one
 # skipped test; the 3.5 tests are registered by Meson as skipped), then the counts.
 left=$(printf '%s\n' "${left_out[@]}")
-python3 - "$setup_failures" "$((1 - arm64))" "$left" "${logs[@]}" <<'PY' || status=1
+versions="test/run.sh: OpenSSL versions tested: $(printf '%s; ' "${tested[@]}" | sed 's/; $//')"
+python3 - "$setup_failures" "$((1 - arm64))" "$left" "$versions" "${logs[@]}" <<'PY' || status=1
 import json, sys
 passed = 0
 failed = int(sys.argv[1])
 skipped = int(sys.argv[2])
-for path in sys.argv[4:]:
+for path in sys.argv[5:]:
     try:
         lines = open(path).read().splitlines()
     except OSError:
@@ -210,6 +258,7 @@ for path in sys.argv[4:]:
 for what in sys.argv[3].splitlines():
     if what:
         print(f"test/run.sh: left out: {what}")
+print(sys.argv[4])
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 sys.exit(1 if failed or passed == 0 else 0)
 PY

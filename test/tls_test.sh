@@ -5,8 +5,8 @@
 #
 #   1. nginx (Debian's, linked to the system OpenSSL 3.0) on loopback serves a file of 8 MiB and
 #      some bytes to curl (also 3.0) and takes the same file back by PUT;
-#   2. `openssl s_server -WWW` serves it to `openssl s_client`, with the system openssl (3.0) and,
-#      given OPENSSL35_TREE, with OpenSSL 3.5's apps/openssl: both ends on aesfast, and then each
+#   2. `openssl s_server -WWW` serves it to `openssl s_client`, with the system openssl (3.0) and
+#      with the apps/openssl of each OPENSSL_TREE given (3.5, 3.6): both ends on aesfast, then each
 #      end on aesfast against a peer with the default provider alone (aesfast against itself
 #      could hide a mistake made the same way on both ends).
 # Each for TLS_AES_128_GCM_SHA256 and TLS_AES_256_GCM_SHA384 (TLS 1.3) and
@@ -17,7 +17,7 @@
 # ("aesfast: AES-128-GCM: key setup on kernel vaes-avx2"): proof that aesfast, not the default
 # provider, encrypted and decrypted the records on both ends.
 #
-#   test/tls_test.sh OPENSSL_BIN MODULE_PATH [OPENSSL35_TREE]
+#   test/tls_test.sh OPENSSL_BIN MODULE_PATH [OPENSSL_TREE...]
 #     exit 0 pass, 1 fail, 77 skip (a program it needs is missing: it says which)
 #   AESFAST_KERNEL, if set, passes through and the key-setup lines must name that kernel.
 #   Self-check without aesfast: AESFAST_TEST_PROVIDER=default runs the same connections on the
@@ -28,8 +28,9 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-[ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: $0 OPENSSL_BIN MODULE_PATH [OPENSSL35_TREE]" >&2; exit 2; }
-bin30=$1 module=$2 tree=${3:-}
+[ $# -ge 2 ] || { echo "usage: $0 OPENSSL_BIN MODULE_PATH [OPENSSL_TREE...]" >&2; exit 2; }
+bin30=$1 module=$2
+trees=("${@:3}")
 prov=${AESFAST_TEST_PROVIDER:-aesfast}
 kernel=${AESFAST_KERNEL:-}
 t0=$SECONDS
@@ -43,12 +44,11 @@ nginx=$(command -v nginx 2>/dev/null || { [ -x /usr/sbin/nginx ] && echo /usr/sb
 [ -n "$nginx" ] || skip "nginx not found (apt-get install nginx, or test/install-deps.sh)"
 command -v "$bin30" >/dev/null 2>&1 || skip "no openssl at $bin30"
 bin30=$(command -v "$bin30")
-bin35=
-if [ -n "$tree" ]; then
-  tree=$(cd "$tree" 2>/dev/null && pwd) || { echo "tls_test: no OpenSSL tree $3" >&2; exit 1; }
-  bin35=$tree/apps/openssl
-  [ -x "$bin35" ] || { echo "tls_test: no $bin35" >&2; exit 1; }
-fi
+for i in "${!trees[@]}"; do
+  t=$(cd "${trees[$i]}" 2>/dev/null && pwd) || { echo "tls_test: no OpenSSL tree ${trees[$i]}" >&2; exit 1; }
+  [ -x "$t/apps/openssl" ] || { echo "tls_test: no $t/apps/openssl" >&2; exit 1; }
+  trees[$i]=$t
+done
 if [ "$prov" != default ]; then
   [ -f "$module" ] || { echo "tls_test: no module at $module" >&2; exit 1; }
   module=$(cd "$(dirname "$module")" && pwd)/$(basename "$module")
@@ -89,18 +89,17 @@ else write_cnf "$cnf" "$prov" "$module" "?provider=$prov"; fi
 cnf_default=$tmp/default.cnf
 write_cnf "$cnf_default" default ""
 
-# ossl_cmd VERSION: sets the array oc to the command that runs the system openssl (30) or the 3.5
-# tree's (35); ossl VERSION ARGS... runs it.
+# ossl_cmd WHICH: sets the array oc to the command that runs the system openssl (sys) or the
+# apps/openssl of trees[WHICH] (0, 1, ...); ossl WHICH ARGS... runs it.
 ossl_cmd() {
-  if [ "$1" = 35 ]; then oc=(env "LD_LIBRARY_PATH=$tree${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$bin35")
-  else oc=("$bin30"); fi
+  if [ "$1" = sys ]; then oc=("$bin30")
+  else oc=(env "LD_LIBRARY_PATH=${trees[$1]}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "${trees[$1]}/apps/openssl"); fi
 }
 ossl() { ossl_cmd "$1"; shift; "${oc[@]}" "$@"; }
-versions=(30)
-[ -n "$bin35" ] && versions+=(35)
+versions=(sys "${!trees[@]}")
 
 echo "tls_test: $($bin30 version | head -n1); $("$nginx" -v 2>&1); $(curl --version | head -n1)"
-[ -n "$bin35" ] && echo "tls_test: and $(ossl 35 version | head -n1)"
+for i in "${!trees[@]}"; do echo "tls_test: and $(ossl "$i" version | head -n1)"; done
 echo "tls_test: provider $prov${kernel:+, AESFAST_KERNEL=$kernel}"
 
 # suite, TLS version, the cipher it runs on
@@ -114,11 +113,12 @@ suites=(
 # Before any connection: each openssl lists both GCM ciphers from the provider under test.
 for v in "${versions[@]}"; do
   list=$(OPENSSL_CONF=$cnf ossl "$v" list -cipher-algorithms 2>&1)
+  vn=$(ossl "$v" version | awk '{ print $2 }')
   for alg in AES-128-GCM AES-256-GCM; do
     if printf '%s\n' "$list" | grep -Eiq "(^|[ {,])$alg([ },].*)?@ $prov\$"; then
-      pass "openssl $v list -cipher-algorithms: $alg @ $prov"
+      pass "openssl $vn list -cipher-algorithms: $alg @ $prov"
     else
-      fail "openssl $v list -cipher-algorithms: no $alg @ $prov"
+      fail "openssl $vn list -cipher-algorithms: no $alg @ $prov"
       printf '%s\n' "$list" | grep -i gcm | show
     fi
   done
@@ -314,7 +314,7 @@ fi
 # ---- 2. openssl s_server and s_client, each OpenSSL ----------------------------------------------
 
 # pair SERVER CLIENT SUITE VER ALG: s_server -WWW serves the payload to s_client once. SERVER and
-# CLIENT are VERSION:WHO, VERSION 30 or 35, WHO "a" (the cnf with aesfast) or "d" (the default
+# CLIENT are VERSION:WHO, VERSION sys or a tree's index, WHO "a" (the cnf with aesfast) or "d" (the default
 # provider alone). aesfast against aesfast alone could hide a mistake made the same way on both
 # ends; the pairs with a default-only peer check aesfast's records against OpenSSL's own GCM.
 pair() {
