@@ -7,23 +7,26 @@
 #   4. native build with AddressSanitizer and UndefinedBehaviorSanitizer (build-asan): the tests
 #      whose programs are all ours, on the tiers this CPU has (see asan_tests below);
 #   5. arm64 cross build: its tiers under qemu-aarch64 with Debian's arm64 libcrypto and the arm64
-#      3.5 build.
+#      3.5 build;
+#   6. differential fuzzing (fuzz/run.sh, build-fuzz): each libFuzzer target (ctr, gcm, gcmsiv)
+#      for 60 s on each tier this CPU has, two at a time; one result per target and tier.
 # Ends with the skipped tests and why, what the options left out, and one line
 # "N passed, N failed, N skipped" (a left-out build counts as one skipped test); exits non-zero on
 # any failure.
 #
-#   test/run.sh [--no-arm64] [--no-openssl35] [--no-asan] [-- MESON_TEST_ARGS...]
+#   test/run.sh [--no-arm64] [--no-openssl35] [--no-asan] [--no-fuzz] [-- MESON_TEST_ARGS...]
 # (MESON_TEST_ARGS go to the native and arm64 runs; the sanitizer run picks its tests itself.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
 
-arm64=1 openssl35=1 asan=1
+arm64=1 openssl35=1 asan=1 fuzz=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-arm64) arm64=0 ;;
     --no-openssl35) openssl35=0 ;;
     --no-asan) asan=0 ;;
+    --no-fuzz) fuzz=0 ;;
     --) shift; break ;;
     *) echo "test/run.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -34,8 +37,10 @@ left_out=() # what the options leave out, reported at the end
 [ $arm64 -eq 0 ] && left_out+=("arm64 cross build (--no-arm64)")
 [ $openssl35 -eq 0 ] && left_out+=("OpenSSL 3.5 builds; their tests count as skipped (--no-openssl35)")
 [ $asan -eq 0 ] && left_out+=("sanitizer build (--no-asan)")
+[ $fuzz -eq 0 ] && left_out+=("differential fuzzing (--no-fuzz)")
 
 deps=()
+[ $fuzz -eq 1 ] && deps+=(--fuzz)
 [ $arm64 -eq 1 ] && deps+=(--arm64)
 [ $openssl35 -eq 1 ] && deps+=(--src)
 if ! test/install-deps.sh "${deps[@]}"; then
@@ -140,6 +145,14 @@ fi
 if [ $arm64 -eq 1 ]; then
   setup build-arm64 --cross-file test/cross-aarch64.ini "${werror[@]}" -Dopenssl_tree="$tree_arm64"
   run_suite build-arm64 "$@"
+fi
+
+# Differential fuzzing: fuzz/run.sh writes one Meson-format result per target and tier.
+if [ $fuzz -eq 1 ]; then
+  logs+=("build-fuzz/fuzz-results.json")
+  fuzz_tree=(--no-openssl35)
+  [ -n "$tree" ] && fuzz_tree=(--openssl-tree "$tree")
+  fuzz/run.sh --time 60 --jobs 2 "${fuzz_tree[@]}" "${werror[@]}" || status=1
 fi
 
 # One summary over every build, from Meson's machine-readable logs: each skipped test with the
