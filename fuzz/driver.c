@@ -484,7 +484,9 @@ static void op_aad(struct prog *g, struct pair *pr)
     if (agree(pr, "AAD", &t, &d) && (t.n != d.n || ot != od))
         finding("AAD results %d and %d", "AAD", t.n != d.n ? t.n : ot,
                 t.n != d.n ? d.n : od);
-    if (t.rc > 0 && kind == FUZZ_GCM && !pr->desync && pr->iv_state != IV_DONE)
+    /* (EVP_CipherUpdate of 0 bytes returns before the message starts; EVP_Cipher does not) */
+    if (t.rc > 0 && kind == FUZZ_GCM && !pr->desync && pr->iv_state != IV_DONE
+        && (len > 0 || (f & 128)))
         pr->iv_state = IV_USED;
     pr->aad_pos += len;
 }
@@ -592,12 +594,18 @@ static void op_data(struct prog *g, struct pair *pr)
     }
     if (kind == FUZZ_GCMSIV && !pr->desync && t.rc > 0)
         pr->data_done = 1;
-    if (!agree(pr, "data", &t, &d))
+    if (!agree(pr, "data", &t, &d)) {
+        /* GCM-SIV: a second data update without "speed", refused by both; the default provider
+         * has then forgotten the tag it made (its final and tag read fail), aesfast still holds
+         * the sealed message. Not a README item (a refused call's aftermath). */
+        if (kind == FUZZ_GCMSIV && !pr->desync && says(&t, "in one update"))
+            pr->desync = 1;
         return;
+    }
     if (t.n != d.n || ot != od)
         finding("data results (%d, %d) differ", "data", t.n != d.n ? t.n : ot,
                 t.n != d.n ? d.n : od);
-    if (kind == FUZZ_GCM && pr->iv_state != IV_DONE)
+    if (kind == FUZZ_GCM && pr->iv_state != IV_DONE && (len > 0 || ecall))
         pr->iv_state = IV_USED;
     if (pr->random_iv)
         return;
@@ -676,16 +684,27 @@ static void op_set_tag(struct prog *g, struct pair *pr)
         memcpy(tag, last_tag, 16);
     if (f & 2)
         tag[(f >> 4) % 16] ^= 0x04;
-    if (f & 8) {
-        OSSL_PARAM p[2] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG,
-                                                             (f & 4) ? NULL : tag, n),
-                           OSSL_PARAM_construct_end()};
+    OSSL_PARAM p[2] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG,
+                                                         (f & 4) ? NULL : tag, n),
+                       OSSL_PARAM_construct_end()};
+
+    if (f & 8)
         RUN(t, EVP_CIPHER_CTX_set_params(pr->t, p));
-        RUN(d, EVP_CIPHER_CTX_set_params(pr->d, p));
-    } else {
+    else
         RUN(t, EVP_CIPHER_CTX_ctrl(pr->t, EVP_CTRL_AEAD_SET_TAG, (int)n, (f & 4) ? NULL : tag));
-        RUN(d, EVP_CIPHER_CTX_ctrl(pr->d, EVP_CTRL_AEAD_SET_TAG, (int)n, (f & 4) ? NULL : tag));
+    /* GCM-SIV: a 16-byte tag with no buffer (a tag length only). OpenSSL 3.5.7's default
+     * provider copies from the NULL pointer when decrypting (a crash, found by this driver);
+     * aesfast refuses it when decrypting and ignores it when sealing. Not a README item yet
+     * (reported); the default provider is not called. */
+    if (kind == FUZZ_GCMSIV && (f & 4) && n == 16) {
+        if (!pr->desync && !pr->enc && (t.rc > 0 || !t.err))
+            finding("a NULL tag for opening was taken (rc %d, %d)", "set tag", t.rc, 0);
+        return;
     }
+    if (f & 8)
+        RUN(d, EVP_CIPHER_CTX_set_params(pr->d, p));
+    else
+        RUN(d, EVP_CIPHER_CTX_ctrl(pr->d, EVP_CTRL_AEAD_SET_TAG, (int)n, (f & 4) ? NULL : tag));
     agree(pr, "set tag", &t, &d);
     /* GCM: the default provider copies a tag into its tag buffer before it refuses it for an
      * encrypting context, so its next tag read returns those bytes; aesfast's refusal changes
