@@ -540,9 +540,9 @@ static void op_data(struct prog *g, struct pair *pr)
             memcpy(tb + PAD, src, len);
             tsrc = tb + PAD, tout = tb + PAD + 1;
         }
-        RUN(t, EVP_CipherUpdate(pr->t, tout, &ot, null_in ? NULL : tsrc, (int)len));
-        if (null_in && len == 0)
+        if (null_in && len == 0) /* GCM-SIV would seal an empty message: nothing to refuse */
             return;
+        RUN(t, EVP_CipherUpdate(pr->t, tout, &ot, null_in ? NULL : tsrc, (int)len));
         /* aesfast may have drawn its random IV before refusing: then only it has an IV. */
         if (kind == FUZZ_GCM && pr->random_iv && pr->iv_state == IV_UNINIT)
             pr->desync = 1;
