@@ -329,6 +329,7 @@ static void op_init(struct prog *g, struct pair *pr, int ks)
         if (pr->desync == 1 && t.rc > 0 && d.rc > 0 && (kind == FUZZ_GCM ? ivp && !pr->tls_aad
                                                    : (key != NULL || ivp != NULL))) {
             pr->desync = 0;
+            pr->random_tag = 1; /* an init keeps the tag state, which differed */
         } else {
             if (t.rc > 0 || d.rc > 0)
                 new_message(pr);
