@@ -737,12 +737,12 @@ static void op_set_tag(struct prog *g, struct pair *pr)
      * encrypting context, so its next tag read returns those bytes; aesfast's refusal changes
      * nothing. Not a README item (a refused call's aftermath): tags are not compared until the
      * next final. */
-    if (kind == FUZZ_GCM && t.rc <= 0 && d.rc <= 0 && pr->enc && !(f & 4) && n > 0) {
+    if (kind == FUZZ_GCM && t.rc <= 0 && d.rc <= 0 && pr->enc && !(f & 4) && n > 0)
         pr->random_tag = 1;
-        /* That buffer also holds a pending TLS record's AAD, which is then the tag's bytes. */
-        if (pr->tls_aad && !pr->desync)
-            pr->desync = 2;
-    }
+    /* That buffer also holds a pending TLS record's AAD, which any tag given (taken or not)
+     * then overwrites. */
+    if (kind == FUZZ_GCM && pr->tls_aad && !(f & 4) && n > 0 && !pr->desync)
+        pr->desync = 2;
 }
 
 static void op_get_tag(struct prog *g, struct pair *pr)
