@@ -105,7 +105,7 @@ static void gcm_start(gcm_ctx *c)
         const uint8_t one[4] = {0, 0, 0, 1};
 
         memcpy(&v, c->iv, sizeof(v)); /* iv has 128 bytes: reading 16 is in bounds */
-        memcpy(&v[3], one, 4);
+        memcpy((uint8_t *)&v + 12, one, 4); /* v[3]: clang takes no address of an element */
         memcpy(j0, &v, sizeof(v));
     } else { /* J0 = GHASH(IV || 0-pad || [0]_64 || [len(IV)]_64) */
         uint8_t blocks[GCM_IV_MAX + 2 * AESFAST_BLOCK] = {0};

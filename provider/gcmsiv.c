@@ -339,6 +339,8 @@ static int gcmsiv_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
                       "%s: %zu bytes of input from a NULL buffer", c->name, inl);
         return 0;
     }
+    if (in == NULL) /* 0 bytes: memcpy and pointer arithmetic want a real pointer (UBSan) */
+        in = (const unsigned char *)"";
     if (!siv_ready(c))
         return 0;
     if (out == NULL) {

@@ -5,14 +5,16 @@
 #   test/install-deps.sh --arm64    also the aarch64 cross compiler, qemu-user and arm64 libcrypto
 #   test/install-deps.sh --src      also a deb-src entry (bookworm, trixie, sid), so that
 #                                   `apt-get source openssl=V` works for 3.0, 3.5 and 3.6
+#   test/install-deps.sh --fuzz     also clang and libFuzzer (libclang-rt-14-dev), for fuzz/run.sh
 # Each step checks first and does nothing when the thing is already there.
 set -euo pipefail
 
-want_arm64=0 want_src=0
+want_arm64=0 want_src=0 want_fuzz=0
 for a in "$@"; do
   case "$a" in
     --arm64) want_arm64=1 ;;
     --src) want_src=1 ;;
+    --fuzz) want_fuzz=1 ;;
     *) echo "install-deps: unknown option $a" >&2; exit 2 ;;
   esac
 done
@@ -56,6 +58,10 @@ if [ $want_arm64 -eq 1 ]; then
     updated=0
   fi
   install gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user libssl-dev:arm64
+fi
+
+if [ $want_fuzz -eq 1 ]; then
+  install clang libclang-rt-14-dev
 fi
 
 # The OpenSSL series whose source test/build-openssl.sh fetches, and the suites that offer them:

@@ -9,13 +9,15 @@
 #   5. native build with ThreadSanitizer (build-tsan): the thread tests (test/thread_test.c) on
 #      the tiers this CPU has, against 3.0 and each OpenSSL built;
 #   6. arm64 cross build: its tiers under qemu-aarch64 with Debian's arm64 libcrypto and the arm64
-#      3.5 build.
+#      3.5 build;
+#   7. differential fuzzing (fuzz/run.sh, build-fuzz): each libFuzzer target (ctr, gcm, gcmsiv)
+#      for 60 s on each tier this CPU has, two at a time; one result per target and tier.
 # Ends with the skipped tests and why, what the options left out, the OpenSSL versions each build
 # ran against (as the libraries report them), and one line "N passed, N failed, N skipped" (a
 # left-out build counts as one skipped test); exits non-zero on any failure.
 #
 #   test/run.sh [--no-arm64] [--no-openssl-builds] [--no-openssl36] [--no-asan] [--no-tsan]
-#               [-- MESON_TEST_ARGS...]
+#               [--no-fuzz] [-- MESON_TEST_ARGS...]
 #     --no-openssl-builds (or its old name --no-openssl35): no OpenSSL built here, the system's alone
 #     --no-openssl36: the 3.5 builds, not 3.6
 # (MESON_TEST_ARGS go to the native and arm64 runs; the sanitizer runs pick their tests.)
@@ -23,7 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
 
-arm64=1 openssl35=1 openssl36=1 asan=1 tsan=1
+arm64=1 openssl35=1 openssl36=1 asan=1 tsan=1 fuzz=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-arm64) arm64=0 ;;
@@ -31,6 +33,7 @@ while [ $# -gt 0 ]; do
     --no-openssl36) openssl36=0 ;;
     --no-asan) asan=0 ;;
     --no-tsan) tsan=0 ;;
+    --no-fuzz) fuzz=0 ;;
     --) shift; break ;;
     *) echo "test/run.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -43,8 +46,10 @@ left_out=() # what the options leave out, reported at the end
 [ $openssl35 -eq 1 ] && [ $openssl36 -eq 0 ] && left_out+=("OpenSSL 3.6 build; its tests count as skipped (--no-openssl36)")
 [ $asan -eq 0 ] && left_out+=("sanitizer build (--no-asan)")
 [ $tsan -eq 0 ] && left_out+=("ThreadSanitizer build (--no-tsan)")
+[ $fuzz -eq 0 ] && left_out+=("differential fuzzing (--no-fuzz)")
 
 deps=()
+[ $fuzz -eq 1 ] && deps+=(--fuzz)
 [ $arm64 -eq 1 ] && deps+=(--arm64)
 [ $openssl35 -eq 1 ] && deps+=(--src)
 if ! test/install-deps.sh "${deps[@]}"; then
@@ -222,6 +227,14 @@ if [ $arm64 -eq 1 ]; then
   [ -z "$tree_arm64" ] || arm+=("$(lib_version "$tree_arm64" qemu-aarch64 -L /usr/aarch64-linux-gnu) (built)")
   tested+=("arm64: ${arm[0]}${arm[1]:+, ${arm[1]}}")
   run_suite build-arm64 "$@"
+fi
+
+# Differential fuzzing: fuzz/run.sh writes one Meson-format result per target and tier.
+if [ $fuzz -eq 1 ]; then
+  logs+=("build-fuzz/fuzz-results.json")
+  fuzz_tree=(--no-openssl35) # GCM-SIV's target needs a default provider that has it: 3.5
+  for t in "${trees[@]}"; do [[ $t != */openssl-3.5.* ]] || fuzz_tree=(--openssl-tree "$t"); done
+  fuzz/run.sh --time 60 --jobs 2 "${fuzz_tree[@]}" "${werror[@]}" || status=1
 fi
 
 # One summary over every build, from Meson's machine-readable logs: each skipped test with the
