@@ -483,7 +483,8 @@ static void op_aad(struct prog *g, struct pair *pr)
      * returns before the provider for 0 bytes). aesfast's AAD phase ends with any data call
      * and it refuses; the default provider takes the AAD, but its GHASH has already closed
      * the partial AAD block (CRYPTO_gcm128_encrypt's ares), so it authenticates the AAD
-     * zero-padded in the middle, not the AAD given. Not a README item yet (reported). */
+     * zero-padded in the middle, not the AAD given. README "AAD after a data call, even one of
+     * 0 bytes, is refused". */
     if (kind == FUZZ_GCM && !pr->desync && t.rc <= 0 && d.rc > 0
         && says(&t, "AAD after 0 bytes of data")) {
         pr->desync = 1;
@@ -729,8 +730,8 @@ static void op_set_tag(struct prog *g, struct pair *pr)
         RUN(t, EVP_CIPHER_CTX_ctrl(pr->t, EVP_CTRL_AEAD_SET_TAG, (int)n, (f & 4) ? NULL : tag));
     /* GCM-SIV: a 16-byte tag with no buffer (a tag length only). OpenSSL 3.5.7's default
      * provider copies from the NULL pointer when decrypting (a crash, found by this driver);
-     * aesfast refuses it when decrypting and ignores it when sealing. Not a README item yet
-     * (reported); the default provider is not called. */
+     * aesfast refuses it when decrypting and ignores it when sealing. README "A tag set for
+     * opening with no buffer is refused"; the default provider is not called. */
     if (kind == FUZZ_GCMSIV && (f & 4) && n == 16) {
         if (!pr->desync && !pr->enc && (t.rc > 0 || !t.err))
             finding("a NULL tag for opening was taken (rc %d, %d)", "set tag", t.rc, 0);
@@ -774,8 +775,8 @@ static void op_get_tag(struct prog *g, struct pair *pr)
     }
     /* GCM: before an encrypt final, the default provider returns whatever its tag buffer
      * holds once any tag length is known (a tag set for decrypting, an earlier message's tag,
-     * TLS AAD bytes); aesfast returns only a finished seal's tag and refuses otherwise. Not a
-     * README item (reported): aesfast's refusal is accepted there. */
+     * TLS AAD bytes); aesfast returns only a finished seal's tag and refuses otherwise. README
+     * "The tag is read only after the encrypt final": aesfast's refusal is accepted there. */
     if (kind == FUZZ_GCM && !pr->desync && t.rc <= 0 && d.rc > 0
         && says(&t, "is read after the final encrypt call"))
         return;
@@ -901,8 +902,8 @@ static void op_iv_fixed(struct prog *g, struct pair *pr)
      * field's length, (ivlen - (int)len) < 8, is done in size_t and wraps, so it accepts this
      * and writes ivlen - len (wrapped: 64 KiB per DRBG call) random bytes past its IV, a heap
      * overflow of its context (found by this driver on OpenSSL 3.0.x; 3.5.7 has the same
-     * code). Not a README item yet: aesfast must refuse, and the default provider is not
-     * called. */
+     * code). README "tlsivfixed longer than the IV is refused": aesfast must refuse, and the
+     * default provider is not called. */
     if (kind == FUZZ_GCM && n != 0 && (int)n > EVP_CIPHER_CTX_get_iv_length(pr->d)) {
         if (!pr->desync && (t.rc > 0 || !t.err))
             finding("a %d-byte fixed IV field for a %d-byte IV was not refused", "iv fixed",
@@ -932,10 +933,13 @@ static void op_iv_gen(struct prog *g, struct pair *pr)
         gcm_random_check(pr);
     RUN(t, EVP_CIPHER_CTX_ctrl(pr->t, EVP_CTRL_GCM_IV_GEN, n, bt));
     /* GCM with an IV under 8 bytes (a whole fixed IV makes that possible): the default
-     * provider increments the 8 bytes ending at the IV's end, below its IV buffer. Not a README
-     * item yet (reported); aesfast alone runs. */
+     * provider increments the 8 bytes ending at the IV's end, below its IV buffer; aesfast
+     * refuses, as such an IV has no invocation counter (README "tlsivgen on an IV of under 8
+     * bytes is refused"). The default provider is not called. */
     if (kind == FUZZ_GCM && EVP_CIPHER_CTX_get_iv_length(pr->d) < 8) {
-        pr->desync = pr->desync ? pr->desync : 1;
+        if (!pr->desync && (t.rc > 0 || !t.err))
+            finding("\"tlsivgen\" with a %d-byte IV was not refused", "iv gen",
+                    EVP_CIPHER_CTX_get_iv_length(pr->t), 0);
         return;
     }
     RUN(d, EVP_CIPHER_CTX_ctrl(pr->d, EVP_CTRL_GCM_IV_GEN, n, bd));

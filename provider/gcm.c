@@ -253,6 +253,11 @@ static int gcm_tls_iv_gen(gcm_ctx *c, uint8_t *out, size_t outlen)
                       "%s: set a key and \"tlsivfixed\" before \"tlsivgen\"", c->name);
         return 0;
     }
+    if (c->ivlen < TLS_EXPLICIT_IV) { /* no 8-byte invocation field: every record's IV alike */
+        AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH, "%s: \"tlsivgen\" needs an IV of at "
+                      "least 8 bytes (its invocation counter), not %zu", c->name, c->ivlen);
+        return 0;
+    }
     gcm_start(c);
     if (outlen == 0 || outlen > c->ivlen)
         outlen = c->ivlen;

@@ -52,7 +52,7 @@ typedef struct {
     aesfast_key enc_key;    /* this nonce's message-encryption key */
     aesfast_hash_key hkey;  /* POLYVAL powers of this nonce's message-authentication key */
     aead_stream st;         /* the message: POLYVAL state, AAD and data lengths */
-    aead_stream after_aad;  /* "speed": st as the first data update found it, to repeat from */
+    aead_stream after_aad;  /* st as the first data update found it ("speed" repeats from it) */
     uint8_t auth[16];       /* this nonce's message-authentication key, for siv_powers */
     const aesfast_prov *prov;
     const aesfast_kernel *kernel;
@@ -65,7 +65,6 @@ typedef struct {
     int hkey_powers;           /* what hkey holds for this nonce: 0 nothing yet, 1 hash_init_few's
                                 * powers, 2 all of them (see siv_powers) */
     int data_done;             /* the message's data update ran */
-    int repeatable;            /* "speed" was set when it ran: more data updates may follow */
     int result;                /* its outcome: sealed, or opened and verified */
     unsigned int speed;
 } siv_ctx;
@@ -134,7 +133,6 @@ static void siv_begin(siv_ctx *c)
 
     aesfast_aead_begin(&c->st, no_ctr, CTR32_LE_FIRST);
     c->data_done = 0;
-    c->repeatable = 0;
     c->result = 0;
 }
 
@@ -195,16 +193,15 @@ static void siv_ctr(siv_ctx *c, const uint8_t tag[SIV_TAG], const uint8_t *in, u
 static int siv_data(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
 {
     if (c->data_done) {
-        if (!c->repeatable) {
+        if (!c->speed) {
             AESFAST_RAISE(c->prov, AESFAST_R_ONE_DATA_UPDATE,
                           "%s: the data of a message comes in one update; re-init for the next "
                           "message", c->name);
             return 0;
         }
         c->st = c->after_aad; /* "speed": another whole message under the same nonce and AAD */
-    } else if (c->speed) {
-        c->after_aad = c->st;
-        c->repeatable = 1;
+    } else {
+        c->after_aad = c->st; /* always: "speed" may be set after this update, as in OpenSSL */
     }
     if (len > SIV_MAX) {
         AESFAST_RAISE(c->prov, AESFAST_R_MESSAGE_TOO_LONG, "%s: more than 2^36 bytes of data",

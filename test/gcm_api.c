@@ -1361,6 +1361,27 @@ static void t_tls12(int ki)
               "with an error");
         ERR_clear_error();
         EVP_CIPHER_CTX_free(x);
+        /* Default's check of "tlsivfixed" against the IV wraps (size_t) and writes past its IV
+         * (found by fuzz/driver.c), and its "tlsivgen" on an IV under 8 bytes increments bytes
+         * below it; aesfast must refuse both. And a 7-byte IV has no 8-byte invocation field to
+         * count records with: every "tlsivgen" would give the same IV. */
+        unsigned char whole[16] = {1, 2, 3, 4, 5, 6, 7};
+        unsigned char gen[16];
+        size_t seven = 7;
+        OSSL_PARAM ivlen7[] = {OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &seven),
+                               OSSL_PARAM_END};
+        x = EVP_CIPHER_CTX_new();
+        CHECK(EVP_EncryptInit_ex2(x, T[ki], key, NULL, NULL)
+              && EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_SET_IV_FIXED, 13, whole) <= 0
+              && ERR_peek_error() != 0, "SET_IV_FIXED of 13 bytes with a 12-byte IV must be "
+              "refused with an error");
+        ERR_clear_error();
+        CHECK(EVP_EncryptInit_ex2(x, T[ki], key, NULL, ivlen7)
+              && EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_SET_IV_FIXED, -1, whole) > 0
+              && EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_IV_GEN, 7, gen) <= 0
+              && ERR_peek_error() != 0, "IV_GEN with a 7-byte IV must be refused with an error");
+        ERR_clear_error();
+        EVP_CIPHER_CTX_free(x);
     }
     free2(r, t);
 }
