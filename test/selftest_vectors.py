@@ -65,10 +65,17 @@ def wycheproof(path, tcid):
     raise SystemExit(f"{path}: no tcId {tcid}")
 
 
+emitted = {}  # bytes -> the first array that holds them: vectors that share a key or message
+# (Wycheproof's GCM and GCM-SIV files use the same ones) share one array
+
+
 def carray(name, hexstr):
     b = bytes.fromhex(hexstr)
     if not b:
         return f"#define {name} NULL\n"
+    if len(b) > 16 and b in emitted:
+        return f"#define {name} {emitted[b]} /* the same bytes */\n"
+    emitted.setdefault(b, name)
     out = [f"static const uint8_t {name}[{len(b)}] = {{\n"]
     for i in range(0, len(b), 16):
         out.append("    " + " ".join(f"0x{x:02x}," for x in b[i:i + 16]) + "\n")
