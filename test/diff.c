@@ -1766,13 +1766,7 @@ static void strace(struct scase *c, const char *fmt, ...)
 
 static int siv_set_tag(EVP_CIPHER_CTX *x, const uint8_t *tag, int by_param)
 {
-    OSSL_PARAM p[2] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, (void *)tag,
-                                                         SIV_TAG),
-                       OSSL_PARAM_construct_end()};
-
-    if (!by_param)
-        return EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, SIV_TAG, (void *)tag);
-    return EVP_CIPHER_CTX_set_params(x, p);
+    return tu_set_tag(x, tag, SIV_TAG, by_param);
 }
 
 static int siv_set_speed(EVP_CIPHER_CTX *x)

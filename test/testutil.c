@@ -355,3 +355,14 @@ int tu_error_mentions(const char *want)
     }
     return found;
 }
+
+int tu_set_tag(EVP_CIPHER_CTX *ctx, const uint8_t *tag, size_t len, int by_param)
+{
+    OSSL_PARAM p[2] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, (void *)tag,
+                                                         len),
+                       OSSL_PARAM_construct_end()};
+
+    if (!by_param)
+        return EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, (int)len, (void *)tag);
+    return EVP_CIPHER_CTX_set_params(ctx, p);
+}

@@ -79,6 +79,9 @@ int tu_final_empty(EVP_CIPHER_CTX *ctx, int enc);
 /* Read a 16-byte IV parameter (OSSL_CIPHER_PARAM_IV or OSSL_CIPHER_PARAM_UPDATED_IV). */
 int tu_get_iv_param(EVP_CIPHER_CTX *ctx, const char *name, uint8_t out[16]);
 
+/* Sets the expected AEAD tag: with EVP_CTRL_AEAD_SET_TAG, or (by_param) the "tag" parameter. */
+int tu_set_tag(EVP_CIPHER_CTX *ctx, const uint8_t *tag, size_t len, int by_param);
+
 /* ctr += n, as OpenSSL's CTR mode counts: the whole block is a big-endian 128-bit integer
  * that wraps from 2^128 - 1 to 0. */
 void tu_ctr_add(uint8_t ctr[16], uint64_t n);
