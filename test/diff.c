@@ -118,15 +118,6 @@ struct harness {
     uint64_t resets, speeds, final_only, wiped, again;
 };
 
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n != 0 ? n : 1);
-
-    if (p == NULL)
-        tu_die("out of memory");
-    return p;
-}
-
 static void appendf(char *buf, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -138,6 +129,47 @@ static void appendf(char *buf, size_t cap, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf + used, cap - used, fmt, ap);
     va_end(ap);
+}
+
+/* Each mode's case keeps the current stream's choices in a char array named trace. */
+#define TRACE(c, ...) appendf((c)->trace, sizeof((c)->trace), __VA_ARGS__)
+
+/*
+ * A failure report: fail_head, the mode's case inputs (enough to rebuild the case by hand), then
+ * fail_tail: the stream's choices, the message, and a line with the command that replays the
+ * case (seed and index draw all of it again), then whatever OpenSSL queued.
+ */
+static void fail_head(const struct harness *h, uint64_t index)
+{
+    fflush(stdout);
+    fprintf(stderr, "diff: FAIL mode=%s seed=0x%016llx case=%llu ", h->mode,
+            (unsigned long long)h->seed, (unsigned long long)index);
+}
+
+static void fail_tail(struct harness *h, uint64_t index, const char *trace, const char *fmt,
+                      va_list ap) __attribute__((format(printf, 4, 0)));
+
+static void fail_tail(struct harness *h, uint64_t index, const char *trace, const char *fmt,
+                      va_list ap)
+{
+    fprintf(stderr, " [%s]: ", trace);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\ndiff: replay with: diff --mode %s --seed 0x%016llx --case %llu "
+            "--provider %s\n", h->mode, (unsigned long long)h->seed, (unsigned long long)index,
+            h->prov.test_name);
+    ERR_print_errors_fp(stderr);
+    h->failures++;
+}
+
+/* The AEAD modes' inputs, when both are short enough to read in a report. */
+static void fail_small_inputs(const uint8_t *aad, size_t aadlen, const uint8_t *pt, size_t len)
+{
+    if (aadlen <= 64 && len <= 64) {
+        fprintf(stderr, " aad=");
+        tu_hex_print(stderr, aad, aadlen);
+        fprintf(stderr, " pt=");
+        tu_hex_print(stderr, pt, len);
+    }
 }
 
 /* ---- Update sizes ------------------------------------------------------------------------- */
@@ -203,6 +235,16 @@ static void pick_chunker(struct chunker *ch, tu_rng *r, size_t len, char *tr, si
     }
 }
 
+/* An output buffer: GUARD canary bytes, 0..15 more (the offset), len output bytes, GUARD more. */
+static size_t canary_size(size_t len) { return len + 2 * GUARD + 16; }
+
+static uint8_t *canary_buf(size_t len)
+{
+    uint8_t *buf = tu_xmalloc(canary_size(len));
+
+    memset(buf, CANARY, canary_size(len));
+    return buf;
+}
 
 /* The pre bytes before the output and GUARD bytes after its len bytes must be untouched. */
 static int check_canaries(const uint8_t *buf, size_t pre, size_t len)
@@ -239,32 +281,13 @@ static void ctr_fail(struct harness *h, const struct tcase *c, const char *fmt, 
 {
     va_list ap;
 
-    fflush(stdout);
-    fprintf(stderr, "diff: FAIL mode=ctr seed=0x%016llx case=%llu %s len=%zu iv=%s (",
-            (unsigned long long)h->seed, (unsigned long long)c->index, ctr_algs[c->ks], c->len,
-            c->ivkind);
+    fail_head(h, c->index);
+    fprintf(stderr, "%s len=%zu iv=%s (", ctr_algs[c->ks], c->len, c->ivkind);
     tu_hex_print(stderr, c->iv, 16);
     fprintf(stderr, ") key=");
     tu_hex_print(stderr, c->key, keylens[c->ks]);
-    fprintf(stderr, " [%s]: ", c->trace);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\ndiff: replay with: diff --mode ctr --seed 0x%016llx --case %llu "
-            "--provider %s\n", (unsigned long long)h->seed, (unsigned long long)c->index,
-            h->prov.test_name);
-    h->failures++;
-}
-
-static void trace(struct tcase *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void trace(struct tcase *c, const char *fmt, ...)
-{
-    size_t used = strlen(c->trace);
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(c->trace + used, sizeof(c->trace) - used, fmt, ap);
+    fail_tail(h, c->index, c->trace, fmt, ap);
     va_end(ap);
 }
 
@@ -318,6 +341,10 @@ static void ctr_ref_crypt(struct harness *h, int ks, const uint8_t *key, const u
         || !tu_final_empty(h->refctx, enc)
         || !tu_get_iv_param(h->refctx, OSSL_CIPHER_PARAM_UPDATED_IV, uiv))
         tu_die("reference (default provider) %s of %zu bytes failed", ctr_algs[ks], len);
+    /* The default provider offers the IV as a pointer first: refused by our octet string
+     * parameter, that queues an error even though the read succeeds. A failure report shows
+     * the queue: only errors of the failing stream belong in it. */
+    ERR_clear_error();
 }
 
 /* ---- Streams through the provider under test ---------------------------------------------- */
@@ -434,7 +461,7 @@ static void ctr_stream(struct harness *h, struct tcase *c, tu_rng *r, int enc, c
     EVP_CIPHER_CTX *active;
 
     c->trace[0] = '\0';
-    trace(c, "%s", enc ? "encrypt" : "decrypt");
+    TRACE(c, "%s", enc ? "encrypt" : "decrypt");
 
     /* Draw every choice up front, so that the trace is complete whatever step fails. */
     inplace = tu_rng_below(r, 3) == 0;
@@ -444,7 +471,7 @@ static void ctr_stream(struct harness *h, struct tcase *c, tu_rng *r, int enc, c
     reuse_it = *reuse != NULL && tu_rng_below(r, 2) == 0;
     if (reuse_it)
         keep = tu_rng_below(r, 2) == 0;
-    trace(c, " ctx=%s init=%d %s in+%zu out+%zu",
+    TRACE(c, " ctx=%s init=%d %s in+%zu out+%zu",
           !reuse_it ? "new" : keep ? "reused-same-cipher" : "reused-other-cipher", style,
           inplace ? "in-place" : "out-of-place", in_off, out_off);
     pick_chunker(&ch, r, len, c->trace, sizeof(c->trace));
@@ -452,15 +479,15 @@ static void ctr_stream(struct harness *h, struct tcase *c, tu_rng *r, int enc, c
         copy_at = tu_rng_below(r, (uint64_t)len + 1);
         dual = tu_rng_below(r, 2) == 0;
         ev[nev++] = (struct event){EV_COPY, copy_at};
-        trace(c, " copy@%zu%s", copy_at, dual ? "+original" : "");
+        TRACE(c, " copy@%zu%s", copy_at, dual ? "+original" : "");
     }
     if (tu_rng_below(r, 16) == 0) {
         reinit_at = tu_rng_below(r, (uint64_t)len + 1);
         ctr_gen_iv(r, iv2, iv2kind, sizeof(iv2kind));
         ev[nev++] = (struct event){EV_REINIT, reinit_at};
-        trace(c, " reinit@%zu iv2=%s:", reinit_at, iv2kind);
+        TRACE(c, " reinit@%zu iv2=%s:", reinit_at, iv2kind);
         for (int i = 0; i < 16; i++)
-            trace(c, "%02x", iv2[i]);
+            TRACE(c, "%02x", iv2[i]);
     }
     /* Events run in position order; a tie goes either way. */
     if (nev == 2 && (ev[1].at < ev[0].at || (ev[1].at == ev[0].at && tu_rng_below(r, 2)))) {
@@ -470,14 +497,13 @@ static void ctr_stream(struct harness *h, struct tcase *c, tu_rng *r, int enc, c
     }
 
     /* Buffers: the output sits between two canary zones; in-place streams share it. */
-    dstbuf = xmalloc(len + 2 * GUARD + 16);
-    memset(dstbuf, CANARY, len + 2 * GUARD + 16);
+    dstbuf = canary_buf(len);
     dst = dstbuf + GUARD + out_off;
     if (inplace) {
         src = dst;
         memcpy(dst, in, len);
     } else {
-        srcbuf = xmalloc(len + 16);
+        srcbuf = tu_xmalloc(len + 16);
         src = srcbuf + in_off;
         memcpy(src, in, len);
     }
@@ -495,7 +521,6 @@ static void ctr_stream(struct harness *h, struct tcase *c, tu_rng *r, int enc, c
     h->inplace += inplace;
     if (!(keep ? ctr_reinit_ctx(c, active, enc, style) : ctr_init_ctx(h, c, active, enc, style))) {
         ctr_fail(h, c, "initialisation failed");
-        ERR_print_errors_fp(stderr);
         goto out;
     }
 
@@ -514,7 +539,6 @@ static void ctr_stream(struct harness *h, struct tcase *c, tu_rng *r, int enc, c
         if (ev[e].kind == EV_REINIT) {
             if (!EVP_CipherInit_ex(active, NULL, NULL, NULL, iv2, -1)) {
                 ctr_fail(h, c, "re-init with a new IV failed at offset %zu", pos);
-                ERR_print_errors_fp(stderr);
                 goto out;
             }
             reinit_seen = 1;
@@ -527,14 +551,13 @@ static void ctr_stream(struct harness *h, struct tcase *c, tu_rng *r, int enc, c
         if (copy == NULL || !EVP_CIPHER_CTX_copy(copy, active)) {
             EVP_CIPHER_CTX_free(copy);
             ctr_fail(h, c, "EVP_CIPHER_CTX_copy failed at offset %zu", pos);
-            ERR_print_errors_fp(stderr);
             goto out;
         }
         h->copies++;
         if (dual) {
             /* Finish the stream on the original first: the copy must not share its state. */
             alt_saw_reinit = reinit_seen;
-            alt = xmalloc(len - pos);
+            alt = tu_xmalloc(len - pos);
             if (!tu_update_chunked(active, enc, alt, in + pos, len - pos, next_chunk, &ch)
                 || !tu_final_empty(active, enc)
                 || !tu_get_iv_param(active, OSSL_CIPHER_PARAM_UPDATED_IV, alt_uiv)) {
@@ -559,7 +582,7 @@ static void ctr_stream(struct harness *h, struct tcase *c, tu_rng *r, int enc, c
     /* Expected output: the reference up to a re-init, then a fresh stream under iv2. */
     memcpy(base_uiv, c->iv, 16);
     tu_ctr_add(base_uiv, tu_ctr_blocks(len));
-    expect = xmalloc(len);
+    expect = tu_xmalloc(len);
     if (reinit_seen) {
         memcpy(expect, want, reinit_at);
         ctr_ref_crypt(h, c->ks, c->key, iv2, enc, in + reinit_at, expect + reinit_at,
@@ -609,8 +632,8 @@ static void ctr_run_case(struct harness *h, uint64_t index)
     h->wrap_ivs += ctr_gen_iv(&r, c.iv, c.ivkind, sizeof(c.ivkind));
     c.len = ctr_gen_len(&r, index);
     h->big += c.len > 65536;
-    c.pt = xmalloc(c.len);
-    c.ct = xmalloc(c.len);
+    c.pt = tu_xmalloc(c.len);
+    c.ct = tu_xmalloc(c.len);
     tu_rng_fill(&r, c.pt, c.len);
     ctr_ref_crypt(h, c.ks, c.key, c.iv, 1, c.pt, c.ct, c.len, c.ref_uiv);
 
@@ -818,28 +841,16 @@ static void gcm_fail(struct harness *h, const struct gcase *c, const char *fmt, 
 {
     va_list ap;
 
-    fflush(stdout);
-    fprintf(stderr, "diff: FAIL mode=gcm seed=0x%016llx case=%llu %s ivlen=%zu (%s) aadlen=%zu "
-            "len=%zu key=", (unsigned long long)h->seed, (unsigned long long)c->index,
-            gcm_algs[c->ks], c->ivlen, c->ivkind, c->aadlen, c->len);
+    fail_head(h, c->index);
+    fprintf(stderr, "%s ivlen=%zu (%s) aadlen=%zu len=%zu key=", gcm_algs[c->ks], c->ivlen,
+            c->ivkind, c->aadlen, c->len);
     tu_hex_print(stderr, c->key, keylens[c->ks]);
     fprintf(stderr, " iv=");
     tu_hex_print(stderr, c->iv, c->ivlen);
-    if (c->aadlen <= 64 && c->len <= 64) {
-        fprintf(stderr, " aad=");
-        tu_hex_print(stderr, c->aad, c->aadlen);
-        fprintf(stderr, " pt=");
-        tu_hex_print(stderr, c->pt, c->len);
-    }
-    fprintf(stderr, " [%s]: ", c->trace);
+    fail_small_inputs(c->aad, c->aadlen, c->pt, c->len);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    fail_tail(h, c->index, c->trace, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\ndiff: replay with: diff --mode gcm --seed 0x%016llx --case %llu "
-            "--provider %s\n", (unsigned long long)h->seed, (unsigned long long)c->index,
-            h->prov.test_name);
-    ERR_print_errors_fp(stderr);
-    h->failures++;
 }
 
 /* One AES block by the default provider's ECB: H, and the keystream check of the wrap cases. */
@@ -854,6 +865,20 @@ static void ecb_block(struct harness *h, int ks, const uint8_t *key, const uint8
         tu_die("reference (default provider) %s failed", ecb_algs[ks]);
 }
 
+/* The reference's final (GCM and GCM-SIV), and its result: sealing must succeed, and tag gets
+ * the 16-byte tag; an open's result is the caller's to check. */
+static int aead_ref_final(EVP_CIPHER_CTX *x, int enc, uint8_t tag[16], const char *alg)
+{
+    uint8_t fin[16];
+    int outl = -1, ok = EVP_CipherFinal_ex(x, fin, &outl);
+
+    if (enc && (!ok || !EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, tag)))
+        tu_die("reference (default provider) %s final failed", alg);
+    if (!ok)
+        ERR_clear_error();
+    return ok;
+}
+
 /*
  * The default provider's GCM in one pass each for AAD and data: enc fills tag[16]; !enc checks
  * taglen bytes of tag. Returns the final's result (init and update must succeed).
@@ -863,8 +888,7 @@ static int gcm_ref(struct harness *h, int ks, const uint8_t *key, const uint8_t 
                    size_t len, uint8_t *tag, size_t taglen)
 {
     EVP_CIPHER_CTX *x = h->refctx;
-    int outl = -1, ok;
-    uint8_t fin[16];
+    int outl = -1;
 
     if (!EVP_CipherInit_ex(x, h->ref[ks], NULL, NULL, NULL, enc)
         || !EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_IVLEN, (int)ivlen, NULL)
@@ -873,12 +897,7 @@ static int gcm_ref(struct harness *h, int ks, const uint8_t *key, const uint8_t 
         || !EVP_CipherUpdate(x, out, &outl, in, (int)len) || outl != (int)len
         || (!enc && !EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, (int)taglen, tag)))
         tu_die("reference (default provider) %s of %zu bytes failed", gcm_algs[ks], len);
-    ok = EVP_CipherFinal_ex(x, fin, &outl);
-    if (enc && (!ok || !EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, tag)))
-        tu_die("reference (default provider) %s final failed", gcm_algs[ks]);
-    if (!ok)
-        ERR_clear_error();
-    return ok;
+    return aead_ref_final(x, enc, tag, gcm_algs[ks]);
 }
 
 /* Lengths: 3% empty, 87% uniform in 0..512, 10% log-uniform in 512 B..64 KiB, and case 9 of every
@@ -897,6 +916,18 @@ static size_t gcm_gen_len(tu_rng *r, uint64_t index)
         return tu_rng_below(r, 513);
     base = (size_t)512 << tu_rng_below(r, 7);
     return base + tu_rng_below(r, base);
+}
+
+/* AAD (GCM and GCM-SIV): 25% none, 40% 1..32 bytes, 25% 33..256, 10% 257..1024. Returns its
+ * length. */
+static size_t gcm_gen_aad(tu_rng *r, uint8_t aad[GCM_MAX_AAD])
+{
+    uint64_t u = tu_rng_below(r, 20);
+    size_t n = u < 5 ? 0 : u < 13 ? 1 + tu_rng_below(r, 32) : u < 18 ? 33 + tu_rng_below(r, 224)
+                                                             : 257 + tu_rng_below(r, 768);
+
+    tu_rng_fill(r, aad, n);
+    return n;
 }
 
 static void gcm_gen(struct harness *h, struct gcase *c, tu_rng *r)
@@ -944,14 +975,10 @@ static void gcm_gen(struct harness *h, struct gcase *c, tu_rng *r)
     h->non12 += c->ivlen != 12;
     tu_rng_fill(r, c->iv2, c->ivlen);
 
-    /* AAD: 25% none, 40% 1..32 bytes, 25% 33..256, 10% 257..1024. */
-    u = tu_rng_below(r, 20);
-    c->aadlen = u < 5 ? 0 : u < 13 ? 1 + tu_rng_below(r, 32) : u < 18 ? 33 + tu_rng_below(r, 224)
-                                                               : 257 + tu_rng_below(r, 768);
-    tu_rng_fill(r, c->aad, c->aadlen);
+    c->aadlen = gcm_gen_aad(r, c->aad);
 
-    c->pt = xmalloc(c->len);
-    c->ct = xmalloc(c->len);
+    c->pt = tu_xmalloc(c->len);
+    c->ct = tu_xmalloc(c->len);
     tu_rng_fill(r, c->pt, c->len);
     gcm_ref(h, c->ks, c->key, c->iv, c->ivlen, c->aad, c->aadlen, 1, c->pt, c->ct, c->len,
             c->tag, 16);
@@ -993,18 +1020,6 @@ struct gstream {
     const uint8_t *aad; /* this segment's AAD */
 };
 
-static void gtrace(struct gcase *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void gtrace(struct gcase *c, const char *fmt, ...)
-{
-    size_t used = strlen(c->trace);
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(c->trace + used, sizeof(c->trace) - used, fmt, ap);
-    va_end(ap);
-}
-
 /* Both providers must give the same result; with must_pass, it must also be success. Returns 1
  * to go on (both succeeded, or both failed alike with !must_pass). Clears the error queue after
  * a failure. */
@@ -1024,6 +1039,16 @@ static int agree(struct gstream *s, const char *what, int rt, int rr, int must_p
     if (rt <= 0)
         ERR_clear_error(); /* (costly: only after an expected failure) */
     return 1;
+}
+
+/* A call after final, which both must refuse; except that after a failed final (tampered) the
+ * default provider may go on where the provider under test refuses, which is counted. */
+static void agree_after_final(struct gstream *s, const char *what, int rt, int rr, int tampered)
+{
+    if (tampered && rt == 0 && rr == 1)
+        s->h->stricter++, ERR_clear_error();
+    else
+        agree(s, what, rt, rr, 0);
 }
 
 /*
@@ -1118,15 +1143,12 @@ static int get_tag(EVP_CIPHER_CTX *x, uint8_t *tag, size_t len, int by_param)
     return get_octets_param(x, OSSL_CIPHER_PARAM_AEAD_TAG, tag, len, &got);
 }
 
-static int set_tag(EVP_CIPHER_CTX *x, const uint8_t *tag, size_t len, int by_param)
+/* The expected tag set on both (tu_set_tag: by ctrl or by parameter); both must succeed. */
+static int agree_set_tag(struct gstream *s, struct gpair *p, const char *what, const uint8_t *tag,
+                         size_t len, int by_param)
 {
-    OSSL_PARAM p[2] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG,
-                                                         (void *)tag, len),
-                       OSSL_PARAM_construct_end()};
-
-    if (!by_param)
-        return EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_SET_TAG, (int)len, (void *)tag);
-    return EVP_CIPHER_CTX_set_params(x, p);
+    return agree(s, what, tu_set_tag(p->t, tag, len, by_param),
+                 tu_set_tag(p->r, tag, len, by_param), 1);
 }
 
 /* Parameters and calls whose result the default provider defines, at some point of a stream:
@@ -1164,8 +1186,8 @@ static void gprobe(struct gstream *s, struct gpair *p, size_t datafed)
               get_tag(p->r, br, 16, 0), 0);
     if (s->enc) {
         memset(bt, 0x5a, 16);
-        agree(s, "probe: set a tag when encrypting", set_tag(p->t, bt, 16, 1),
-              set_tag(p->r, bt, 16, 1), 0);
+        agree(s, "probe: set a tag when encrypting", tu_set_tag(p->t, bt, 16, 1),
+              tu_set_tag(p->r, bt, 16, 1), 0);
     }
     /* On copies, so that the stream itself goes on: AAD after data; IV lengths of 0 and 129
      * (refused), then a valid other one, which makes the IV unusable, so that the next update
@@ -1224,14 +1246,21 @@ static int ginit(struct gstream *s, struct gpair *p, int style, int name, const 
                      EVP_CipherInit_ex2(p->r, cr, key, NULL, enc, prm), 1)
                && agree(s, "init(iv)", EVP_CipherInit_ex2(p->t, NULL, NULL, iv, -1, NULL),
                         EVP_CipherInit_ex2(p->r, NULL, NULL, iv, -1, NULL), 1);
-    case 1: /* cipher, EVP_CTRL_AEAD_SET_IVLEN, then key and IV */
-        return agree(s, "init()", EVP_CipherInit_ex(p->t, ct, NULL, NULL, NULL, enc),
-                     EVP_CipherInit_ex(p->r, cr, NULL, NULL, NULL, enc), 1)
-               && agree(s, "ctrl(SET_IVLEN)",
-                        EVP_CIPHER_CTX_ctrl(p->t, EVP_CTRL_AEAD_SET_IVLEN, (int)n, NULL),
-                        EVP_CIPHER_CTX_ctrl(p->r, EVP_CTRL_AEAD_SET_IVLEN, (int)n, NULL), 1)
-               && agree(s, "init(key, iv)", EVP_CipherInit_ex(p->t, NULL, NULL, key, iv, -1),
-                        EVP_CipherInit_ex(p->r, NULL, NULL, key, iv, -1), 1);
+    case 1: /* cipher, EVP_CTRL_AEAD_SET_IVLEN, then key and IV together */
+    case 3: /* or the IV, then the key */
+        if (!agree(s, "init()", EVP_CipherInit_ex(p->t, ct, NULL, NULL, NULL, enc),
+                   EVP_CipherInit_ex(p->r, cr, NULL, NULL, NULL, enc), 1)
+            || !agree(s, "ctrl(SET_IVLEN)",
+                      EVP_CIPHER_CTX_ctrl(p->t, EVP_CTRL_AEAD_SET_IVLEN, (int)n, NULL),
+                      EVP_CIPHER_CTX_ctrl(p->r, EVP_CTRL_AEAD_SET_IVLEN, (int)n, NULL), 1))
+            return 0;
+        if (style == 1)
+            return agree(s, "init(key, iv)", EVP_CipherInit_ex(p->t, NULL, NULL, key, iv, -1),
+                         EVP_CipherInit_ex(p->r, NULL, NULL, key, iv, -1), 1);
+        return agree(s, "init(iv)", EVP_CipherInit_ex(p->t, NULL, NULL, NULL, iv, -1),
+                     EVP_CipherInit_ex(p->r, NULL, NULL, NULL, iv, -1), 1)
+               && agree(s, "init(key)", EVP_CipherInit_ex(p->t, NULL, NULL, key, NULL, -1),
+                        EVP_CipherInit_ex(p->r, NULL, NULL, key, NULL, -1), 1);
     case 2: /* cipher and key, the ivlen parameter, then the IV */
         return agree(s, "init(key)", EVP_CipherInit_ex(p->t, ct, NULL, key, NULL, enc),
                      EVP_CipherInit_ex(p->r, cr, NULL, key, NULL, enc), 1)
@@ -1239,16 +1268,6 @@ static int ginit(struct gstream *s, struct gpair *p, int style, int name, const 
                         EVP_CIPHER_CTX_set_params(p->r, prm), 1)
                && agree(s, "init(iv)", EVP_CipherInit_ex(p->t, NULL, NULL, NULL, iv, -1),
                         EVP_CipherInit_ex(p->r, NULL, NULL, NULL, iv, -1), 1);
-    case 3: /* ivlen, IV, then the key */
-        return agree(s, "init()", EVP_CipherInit_ex(p->t, ct, NULL, NULL, NULL, enc),
-                     EVP_CipherInit_ex(p->r, cr, NULL, NULL, NULL, enc), 1)
-               && agree(s, "ctrl(SET_IVLEN)",
-                        EVP_CIPHER_CTX_ctrl(p->t, EVP_CTRL_AEAD_SET_IVLEN, (int)n, NULL),
-                        EVP_CIPHER_CTX_ctrl(p->r, EVP_CTRL_AEAD_SET_IVLEN, (int)n, NULL), 1)
-               && agree(s, "init(iv)", EVP_CipherInit_ex(p->t, NULL, NULL, NULL, iv, -1),
-                        EVP_CipherInit_ex(p->r, NULL, NULL, NULL, iv, -1), 1)
-               && agree(s, "init(key)", EVP_CipherInit_ex(p->t, NULL, NULL, key, NULL, -1),
-                        EVP_CipherInit_ex(p->r, NULL, NULL, key, NULL, -1), 1);
     default: /* 12-byte IVs: everything at once, with the default IV length */
         return agree(s, "init(key, iv)", EVP_CipherInit_ex2(p->t, ct, key, iv, enc, NULL),
                      EVP_CipherInit_ex2(p->r, cr, key, iv, enc, NULL), 1);
@@ -1263,7 +1282,23 @@ struct gev {
     size_t at;
 };
 
-enum tamper_kind { TAMPER_NONE, TAMPER_TAG, TAMPER_AAD, TAMPER_CT };
+/* The tampered open that ends half of the GCM and GCM-SIV cases: one bit flipped in the tag,
+ * the AAD or the ciphertext. */
+enum tamper { TAMPER_NONE, TAMPER_TAG, TAMPER_AAD, TAMPER_CT };
+
+static const char *const tamper_names[] = {"none", "tag", "aad", "ct"};
+
+/* Drawn after a case's clean streams: half the time none; else the tag, the AAD or the
+ * ciphertext, a third each (the tag instead of an empty one). */
+static enum tamper pick_tamper(tu_rng *r, size_t aadlen, size_t len)
+{
+    uint64_t u;
+
+    if (tu_rng_below(r, 2) != 0)
+        return TAMPER_NONE;
+    u = tu_rng_below(r, 3);
+    return u == 1 && aadlen != 0 ? TAMPER_AAD : u == 2 && len != 0 ? TAMPER_CT : TAMPER_TAG;
+}
 
 /*
  * One direction of case c on both providers in lockstep. enc: pt in, ct and tag out; else ct and
@@ -1273,7 +1308,7 @@ enum tamper_kind { TAMPER_NONE, TAMPER_TAG, TAMPER_AAD, TAMPER_CT };
  * stream of this case (or NULL); on return they are this stream's.
  */
 static void gcm_stream(struct harness *h, struct gcase *c, tu_rng *r, int enc,
-                       enum tamper_kind tamper, struct gpair *reuse)
+                       enum tamper tamper, struct gpair *reuse)
 {
     const size_t len = c->len, total = c->aadlen + c->len;
     struct gstream s = {.h = h, .c = c, .enc = enc};
@@ -1286,7 +1321,7 @@ static void gcm_stream(struct harness *h, struct gcase *c, tu_rng *r, int enc,
     const uint8_t *in0, *inf, *tagf, *ctf;
 
     c->trace[0] = '\0';
-    gtrace(c, "%s", enc ? "encrypt" : tamper ? "decrypt-tampered" : "decrypt");
+    TRACE(c, "%s", enc ? "encrypt" : tamper ? "decrypt-tampered" : "decrypt");
 
     /* Every choice first, so that the trace is complete whatever step fails. */
     taglen = tu_rng_below(r, 2) ? 16 : 1 + tu_rng_below(r, 16);
@@ -1307,20 +1342,20 @@ static void gcm_stream(struct harness *h, struct gcase *c, tu_rng *r, int enc,
     nseg = tu_rng_below(r, 12) == 0 ? 2 : 1;
     if (nseg == 2)
         reinit_at = tu_rng_below(r, (uint64_t)total + 1);
-    gtrace(c, " taglen=%zu%s%s ctx=%s init=%d %s in+%zu out+%zu", taglen,
-           tag_by_param ? "(param)" : "(ctrl)", s.ecall ? " api=EVP_Cipher" : "",
-           !reuse_it ? "new" : name ? "reused-cipher-named" : "reused-provider-ctx", style,
-           inplace ? "in-place" : "out-of-place", in_off, out_off);
+    TRACE(c, " taglen=%zu%s%s ctx=%s init=%d %s in+%zu out+%zu", taglen,
+          tag_by_param ? "(param)" : "(ctrl)", s.ecall ? " api=EVP_Cipher" : "",
+          !reuse_it ? "new" : name ? "reused-cipher-named" : "reused-provider-ctx", style,
+          inplace ? "in-place" : "out-of-place", in_off, out_off);
     pick_chunker(&s.ch, r, total, c->trace, sizeof(c->trace));
     if (nseg == 2)
-        gtrace(c, " reinit(iv2)@%zu", reinit_at);
+        TRACE(c, " reinit(iv2)@%zu", reinit_at);
     if (tu_rng_below(r, 10) == 0) {
         int seg = nseg == 2 ? (int)tu_rng_below(r, 2) : 0;
         size_t at = tu_rng_below(r, (uint64_t)(seg < nseg - 1 ? reinit_at : total) + 1);
 
         ev[nev++] = (struct gev){GEV_COPY, seg, at};
         dual = seg == nseg - 1 && tu_rng_below(r, 2) == 0;
-        gtrace(c, " copy@%d:%zu%s", seg, at, dual ? "+original" : "");
+        TRACE(c, " copy@%d:%zu%s", seg, at, dual ? "+original" : "");
     }
     if (!enc) {
         /* When the tag is set: at a point of the last segment, or (re-inits) before the re-init,
@@ -1333,16 +1368,16 @@ static void gcm_stream(struct harness *h, struct gcase *c, tu_rng *r, int enc,
 
         if (when != 4) {
             ev[nev++] = (struct gev){GEV_TAG, seg, at};
-            gtrace(c, " tag@%d:%zu", seg, at);
+            TRACE(c, " tag@%d:%zu", seg, at);
         } else {
-            gtrace(c, " tag@final");
+            TRACE(c, " tag@final");
         }
     }
     if (tu_rng_below(r, 4) == 0) {
         size_t at = tu_rng_below(r, (uint64_t)total + 1);
 
         ev[nev++] = (struct gev){GEV_PROBE, nseg - 1, at};
-        gtrace(c, " probe@%d:%zu", nseg - 1, at);
+        TRACE(c, " probe@%d:%zu", nseg - 1, at);
     }
     if (tamper == TAMPER_TAG)
         tbit = tu_rng_below(r, 8 * taglen);
@@ -1351,9 +1386,7 @@ static void gcm_stream(struct harness *h, struct gcase *c, tu_rng *r, int enc,
     else if (tamper == TAMPER_CT)
         tbit = tu_rng_below(r, 8 * len);
     if (tamper != TAMPER_NONE) {
-        gtrace(c, " flip %s bit %zu", tamper == TAMPER_TAG ? "tag" : tamper == TAMPER_AAD ? "aad"
-                                                                                          : "ct",
-               tbit);
+        TRACE(c, " flip %s bit %zu", tamper_names[tamper], tbit);
         h->tampered++;
     }
     /* Events in (segment, position) order. */
@@ -1368,7 +1401,7 @@ static void gcm_stream(struct harness *h, struct gcase *c, tu_rng *r, int enc,
 
     /* The last segment's inputs and expected tag; the reference under iv2 when needed. */
     if (nseg == 2 && c->ct2 == NULL) {
-        c->ct2 = xmalloc(len);
+        c->ct2 = tu_xmalloc(len);
         gcm_ref(h, c->ks, c->key, c->iv2, c->ivlen, c->aad, c->aadlen, 1, c->pt, c->ct2, len,
                 c->tag2, 16);
     }
@@ -1379,7 +1412,7 @@ static void gcm_stream(struct harness *h, struct gcase *c, tu_rng *r, int enc,
     memcpy(tagin, tagf, 16);
     memcpy(aadt, c->aad, c->aadlen);
     if (tamper == TAMPER_CT) {
-        tin = xmalloc(len);
+        tin = tu_xmalloc(len);
         memcpy(tin, inf, len);
         tin[tbit / 8] ^= (uint8_t)(1u << (tbit % 8));
         inf = tin;
@@ -1393,16 +1426,15 @@ static void gcm_stream(struct harness *h, struct gcase *c, tu_rng *r, int enc,
     h->ecalls += s.ecall;
 
     /* Buffers: the test side's output sits between canaries; in place, it is also the input. */
-    dstbuf = xmalloc(len + 2 * GUARD + 16);
-    memset(dstbuf, CANARY, len + 2 * GUARD + 16);
+    dstbuf = canary_buf(len);
     tdst = dstbuf + GUARD + out_off;
     if (inplace) {
         tsrc = tdst;
     } else {
-        srcbuf = xmalloc(len + 16);
+        srcbuf = tu_xmalloc(len + 16);
         tsrc = srcbuf + in_off;
     }
-    rdst = xmalloc(len);
+    rdst = tu_xmalloc(len);
     h->inplace += inplace;
 
     if (reuse_it) {
@@ -1432,8 +1464,7 @@ static void gcm_stream(struct harness *h, struct gcase *c, tu_rng *r, int enc,
                 goto out;
             pos = ev[e].at;
             if (ev[e].kind == GEV_TAG) {
-                if (!agree(&s, "set the tag", set_tag(active.t, tagin, taglen, tag_by_param),
-                           set_tag(active.r, tagin, taglen, tag_by_param), 1))
+                if (!agree_set_tag(&s, &active, "set the tag", tagin, taglen, tag_by_param))
                     goto out;
                 tag_set = 1;
             } else if (ev[e].kind == GEV_PROBE) {
@@ -1455,13 +1486,12 @@ static void gcm_stream(struct harness *h, struct gcase *c, tu_rng *r, int enc,
                      * state. */
                     int ot = -1, orr = -1;
 
-                    taltbuf = xmalloc(len);
-                    ralt = xmalloc(len);
+                    taltbuf = tu_xmalloc(len);
+                    ralt = tu_xmalloc(len);
                     if (gfeed(&s, &active, in, taltbuf, in, ralt, pos, total)
                         && (tag_set || enc
-                            || agree(&s, "set the tag on the original",
-                                     set_tag(active.t, tagin, taglen, tag_by_param),
-                                     set_tag(active.r, tagin, taglen, tag_by_param), 1))
+                            || agree_set_tag(&s, &active, "set the tag on the original", tagin,
+                                             taglen, tag_by_param))
                         && agree(&s, "final on the original after the copy",
                                  EVP_CipherFinal_ex(active.t, tt, &ot),
                                  EVP_CipherFinal_ex(active.r, tr, &orr), tamper == TAMPER_NONE)
@@ -1497,8 +1527,7 @@ static void gcm_stream(struct harness *h, struct gcase *c, tu_rng *r, int enc,
         }
     }
     if (!enc && !tag_set
-        && !agree(&s, "set the tag", set_tag(active.t, tagin, taglen, tag_by_param),
-                  set_tag(active.r, tagin, taglen, tag_by_param), 1))
+        && !agree_set_tag(&s, &active, "set the tag", tagin, taglen, tag_by_param))
         goto out;
 
     {
@@ -1552,16 +1581,10 @@ static void gcm_stream(struct harness *h, struct gcase *c, tu_rng *r, int enc,
 
         rt = EVP_CipherUpdate(active.t, b1t, &ot, c->key, 1);
         rr = EVP_CipherUpdate(active.r, b1r, &orr, c->key, 1);
-        if (tamper != TAMPER_NONE && rt == 0 && rr == 1)
-            h->stricter++, ERR_clear_error();
-        else
-            agree(&s, "update after final", rt, rr, 0);
+        agree_after_final(&s, "update after final", rt, rr, tamper != TAMPER_NONE);
         rt = EVP_CipherFinal_ex(active.t, b1t, &ot);
         rr = EVP_CipherFinal_ex(active.r, b1r, &orr);
-        if (tamper != TAMPER_NONE && rt == 0 && rr == 1)
-            h->stricter++, ERR_clear_error();
-        else
-            agree(&s, "final after final", rt, rr, 0);
+        agree_after_final(&s, "final after final", rt, rr, tamper != TAMPER_NONE);
     }
 
     {
@@ -1606,15 +1629,15 @@ static void gcm_random_iv(struct harness *h, struct gcase *c, tu_rng *r)
     size_t n = c->ivlen, nt = 0, nr = 0;
     OSSL_PARAM prm[2] = {OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &n),
                          OSSL_PARAM_construct_end()};
-    uint8_t ivt[GCM_MAX_IV], ivr[GCM_MAX_IV], tagt[16], tagr[16], *ctt = xmalloc(len);
-    uint8_t *ctr = xmalloc(len), *back = xmalloc(len);
+    uint8_t ivt[GCM_MAX_IV], ivr[GCM_MAX_IV], tagt[16], tagr[16], *ctt = tu_xmalloc(len);
+    uint8_t *ctr = tu_xmalloc(len), *back = tu_xmalloc(len);
     int ot = -1, orr = -1, enc = tu_rng_below(r, 4) != 0;
 
     if (p.t == NULL || p.r == NULL)
         tu_die("out of memory");
     c->trace[0] = '\0';
-    gtrace(c, "%s with no IV set (random IV), data cut to %zu bytes", enc ? "encrypt" : "decrypt",
-           len);
+    TRACE(c, "%s with no IV set (random IV), data cut to %zu bytes", enc ? "encrypt" : "decrypt",
+          len);
     s.enc = enc;
     s.aad = c->aad;
     pick_chunker(&s.ch, r, c->aadlen + len, c->trace, sizeof(c->trace));
@@ -1670,20 +1693,15 @@ static void gcm_run_case(struct harness *h, uint64_t index)
 {
     struct gcase c = {.index = index};
     struct gpair ctx = {NULL, NULL};
+    enum tamper tamper;
     tu_rng r;
 
     tu_rng_seed(&r, h->seed, index);
     gcm_gen(h, &c, &r);
     gcm_stream(h, &c, &r, 1, TAMPER_NONE, &ctx);
     gcm_stream(h, &c, &r, 0, TAMPER_NONE, &ctx);
-    if (tu_rng_below(&r, 2) == 0) {
-        uint64_t u = tu_rng_below(&r, 3);
-        enum tamper_kind k = u == 1 && c.aadlen != 0 ? TAMPER_AAD
-                             : u == 2 && c.len != 0  ? TAMPER_CT
-                                                     : TAMPER_TAG;
-
-        gcm_stream(h, &c, &r, 0, k, &ctx);
-    }
+    if ((tamper = pick_tamper(&r, c.aadlen, c.len)) != TAMPER_NONE)
+        gcm_stream(h, &c, &r, 0, tamper, &ctx);
     if (index % 25 == 3)
         gcm_random_iv(h, &c, &r);
     EVP_CIPHER_CTX_free(ctx.t);
@@ -1706,7 +1724,7 @@ static const char *const siv_algs[3] = {"AES-128-GCM-SIV", "AES-192-GCM-SIV", "A
 #endif
 #define SIV_NONCE 12
 #define SIV_TAG 16
-#define SIV_MAX_AAD 1024
+#define SIV_MAX_AAD GCM_MAX_AAD /* gcm_gen_aad's lengths */
 #define SIV_SPEED_PERIOD 20 /* case 5 of every this many: the "speed" parameter, 2..4 messages */
 #define SIV_SPEED_MAX 4
 #define SIV_BIG_PERIOD 4000 /* case 1009 of every this many: 1..4 MiB (besides gcm_gen_len's) */
@@ -1728,39 +1746,14 @@ static void siv_fail(struct harness *h, const struct scase *c, const char *fmt, 
 {
     va_list ap;
 
-    fflush(stdout);
-    fprintf(stderr, "diff: FAIL mode=gcmsiv seed=0x%016llx case=%llu %s aadlen=%zu len=%zu key=",
-            (unsigned long long)h->seed, (unsigned long long)c->index, siv_algs[c->ks],
-            c->aadlen, c->len);
+    fail_head(h, c->index);
+    fprintf(stderr, "%s aadlen=%zu len=%zu key=", siv_algs[c->ks], c->aadlen, c->len);
     tu_hex_print(stderr, c->key, keylens[c->ks]);
     fprintf(stderr, " nonce=");
     tu_hex_print(stderr, c->nonce, SIV_NONCE);
-    if (c->aadlen <= 64 && c->len <= 64) {
-        fprintf(stderr, " aad=");
-        tu_hex_print(stderr, c->aad, c->aadlen);
-        fprintf(stderr, " pt=");
-        tu_hex_print(stderr, c->pt, c->len);
-    }
-    fprintf(stderr, " [%s]: ", c->trace);
+    fail_small_inputs(c->aad, c->aadlen, c->pt, c->len);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\ndiff: replay with: diff --mode gcmsiv --seed 0x%016llx --case %llu "
-            "--provider %s\n", (unsigned long long)h->seed, (unsigned long long)c->index,
-            h->prov.test_name);
-    ERR_print_errors_fp(stderr);
-    h->failures++;
-}
-
-static void strace(struct scase *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void strace(struct scase *c, const char *fmt, ...)
-{
-    size_t used = strlen(c->trace);
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(c->trace + used, sizeof(c->trace) - used, fmt, ap);
+    fail_tail(h, c->index, c->trace, fmt, ap);
     va_end(ap);
 }
 
@@ -1788,8 +1781,8 @@ static int siv_ref(struct harness *h, int ks, const uint8_t *key, const uint8_t 
                    size_t len, uint8_t *tag)
 {
     EVP_CIPHER_CTX *x = h->refctx;
-    uint8_t none[1] = {0}, fin[16];
-    int outl = -1, ok;
+    uint8_t none[1] = {0};
+    int outl = -1;
 
     if (!EVP_CipherInit_ex2(x, h->ref[ks], key, nonce, enc, NULL)
         || (aadlen != 0 && !EVP_CipherUpdate(x, NULL, &outl, aad, (int)aadlen))
@@ -1797,42 +1790,32 @@ static int siv_ref(struct harness *h, int ks, const uint8_t *key, const uint8_t 
         || !EVP_CipherUpdate(x, len != 0 ? out : none, &outl, len != 0 ? in : none, (int)len)
         || outl != (int)len)
         tu_die("reference (default provider) %s of %zu bytes failed", siv_algs[ks], len);
-    ok = EVP_CipherFinal_ex(x, fin, &outl);
-    if (enc && (!ok || !EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, SIV_TAG, tag)))
-        tu_die("reference (default provider) %s final failed", siv_algs[ks]);
-    if (!ok)
-        ERR_clear_error();
-    return ok;
+    return aead_ref_final(x, enc, tag, siv_algs[ks]);
 }
 
 static void siv_gen(struct harness *h, struct scase *c, tu_rng *r)
 {
     uint8_t back[SIV_TAG];
-    uint64_t u;
 
     c->ks = (int)tu_rng_below(r, 3);
     tu_rng_fill(r, c->key, sizeof(c->key));
     tu_rng_fill(r, c->nonce, SIV_NONCE);
     tu_rng_fill(r, c->nonce2, SIV_NONCE);
-    /* AAD: 25% none, 40% 1..32 bytes, 25% 33..256, 10% 257..1024. */
-    u = tu_rng_below(r, 20);
-    c->aadlen = u < 5 ? 0 : u < 13 ? 1 + tu_rng_below(r, 32) : u < 18 ? 33 + tu_rng_below(r, 224)
-                                                               : 257 + tu_rng_below(r, 768);
-    tu_rng_fill(r, c->aad, c->aadlen);
+    c->aadlen = gcm_gen_aad(r, c->aad);
     /* Mostly 0..512 B, some to 64 KiB, and 1 in SIV_BIG_PERIOD 1..4 MiB. */
     c->len = gcm_gen_len(r, c->index);
     if (c->index % SIV_BIG_PERIOD == 1009)
         c->len = ((size_t)1 << 20) + tu_rng_below(r, ((uint64_t)3 << 20) + 1);
     if (h->max_len != 0)
         c->len %= h->max_len + 1;
-    c->pt = xmalloc(c->len);
-    c->ct = xmalloc(c->len);
+    c->pt = tu_xmalloc(c->len);
+    c->ct = tu_xmalloc(c->len);
     tu_rng_fill(r, c->pt, c->len);
     siv_ref(h, c->ks, c->key, c->nonce, c->aad, c->aadlen, 1, c->pt, c->ct, c->len, c->tag);
     h->big += c->len > 65536;
     /* Every 100th case: the reference must open its own message (a check of the reference). */
     if (c->index % 100 == 0) {
-        uint8_t *chk = xmalloc(c->len);
+        uint8_t *chk = tu_xmalloc(c->len);
 
         memcpy(back, c->tag, SIV_TAG);
         if (!siv_ref(h, c->ks, c->key, c->nonce, c->aad, c->aadlen, 0, c->ct, chk, c->len, back)
@@ -1899,8 +1882,6 @@ static int siv_init_side(struct sside *s, const struct scase *c, int enc, int st
     return ok;
 }
 
-enum siv_tamper { SIV_NONE, SIV_TAMPER_TAG, SIV_TAMPER_AAD, SIV_TAMPER_CT };
-
 /* Both sides gave rt and rr; with want >= 0 both must have given it (1 success, 0 failure). */
 static int siv_agree(struct harness *h, struct scase *c, const char *what, int rt, int rr,
                      int want)
@@ -1924,7 +1905,7 @@ static int siv_agree(struct harness *h, struct scase *c, const char *what, int r
  * *pair: contexts from an earlier stream of the case (or NULL); on return, this stream's.
  */
 static void siv_stream(struct harness *h, struct scase *c, tu_rng *r, int enc,
-                       enum siv_tamper tamper, struct gpair *pair)
+                       enum tamper tamper, struct gpair *pair)
 {
     const size_t len = c->len;
     struct sside t = {NULL, h->test[c->ks], strcmp(h->prov.test_name, "default") != 0};
@@ -1941,22 +1922,22 @@ static void siv_stream(struct harness *h, struct scase *c, tu_rng *r, int enc,
     size_t pos;
 
     c->trace[0] = '\0';
-    strace(c, "%s%s", enc ? "seal" : "open",
-           tamper == SIV_TAMPER_TAG ? "(tag flipped)" : tamper == SIV_TAMPER_AAD ? "(aad flipped)"
-           : tamper == SIV_TAMPER_CT ? "(ct flipped)" : "");
+    TRACE(c, "%s", enc ? "seal" : "open");
+    if (tamper != TAMPER_NONE)
+        TRACE(c, "(%s flipped)", tamper_names[tamper]);
     memcpy(aad, c->aad, c->aadlen);
     memcpy(tag, c->tag, SIV_TAG);
-    if (tamper == SIV_TAMPER_TAG) {
+    if (tamper == TAMPER_TAG) {
         tag[tu_rng_below(r, SIV_TAG)] ^= (uint8_t)(1u << tu_rng_below(r, 8));
-    } else if (tamper == SIV_TAMPER_AAD) {
+    } else if (tamper == TAMPER_AAD) {
         aad[tu_rng_below(r, c->aadlen)] ^= (uint8_t)(1u << tu_rng_below(r, 8));
-    } else if (tamper == SIV_TAMPER_CT) {
-        flipped = xmalloc(len);
+    } else if (tamper == TAMPER_CT) {
+        flipped = tu_xmalloc(len);
         memcpy(flipped, c->ct, len);
         flipped[tu_rng_below(r, len)] ^= (uint8_t)(1u << tu_rng_below(r, 8));
         in = flipped;
     }
-    if (tamper != SIV_NONE)
+    if (tamper != TAMPER_NONE)
         h->tampered++;
 
     /* Contexts: the earlier stream's (reused) or new ones. A reused one is first dirtied, half
@@ -1982,7 +1963,7 @@ static void siv_stream(struct harness *h, struct scase *c, tu_rng *r, int enc,
                 if (!siv_agree(h, c, "a dirtying message's data", rt, rr, 1))
                     goto out;
             }
-            strace(c, " dirtied(%d B AAD)", n);
+            TRACE(c, " dirtied(%d B AAD)", n);
             h->reinits++;
         }
         style_t = (int)tu_rng_below(r, 6);
@@ -2005,8 +1986,8 @@ static void siv_stream(struct harness *h, struct scase *c, tu_rng *r, int enc,
         tag_at = 0;
     tag_param = (int)tu_rng_below(r, 2);
     ecall = tu_rng_below(r, 8) == 0;
-    strace(c, " init%d/%d tag_at=%d%s%s", style_t, style_d, tag_at, tag_param ? " by-param" : "",
-           ecall ? " EVP_Cipher" : "");
+    TRACE(c, " init%d/%d tag_at=%d%s%s", style_t, style_d, tag_at, tag_param ? " by-param" : "",
+          ecall ? " EVP_Cipher" : "");
     rt = siv_init_side(&t, c, enc, style_t, tag_at, tag_param, tag);
     rr = siv_init_side(&d, c, enc, style_d, tag_at, tag_param, tag);
     if (!siv_agree(h, c, "init", rt, rr, 1))
@@ -2026,7 +2007,7 @@ static void siv_stream(struct harness *h, struct scase *c, tu_rng *r, int enc,
         nmsg = 2 + (int)tu_rng_below(r, SIV_SPEED_MAX - 1);
         if (!siv_agree(h, c, "set_params(speed=1)", siv_set_speed(t.x), siv_set_speed(d.x), 1))
             goto out;
-        strace(c, " speed(%d messages)", nmsg);
+        TRACE(c, " speed(%d messages)", nmsg);
         h->speeds++;
     }
     h->ecalls += ecall;
@@ -2064,7 +2045,7 @@ static void siv_stream(struct harness *h, struct scase *c, tu_rng *r, int enc,
             EVP_CIPHER_CTX_free(t.x);
             EVP_CIPHER_CTX_free(d.x);
             pair->t = t.x = ct, pair->r = d.x = cr;
-            strace(c, " copy@%zu", pos);
+            TRACE(c, " copy@%zu", pos);
             h->copies++;
         }
     } while (pos < c->aadlen);
@@ -2072,16 +2053,16 @@ static void siv_stream(struct harness *h, struct scase *c, tu_rng *r, int enc,
 
     /* The data, in one update (per message, with "speed"). Test side: in place or not, at
      * offsets 0..15, canaries around the output. */
-    tbuf = xmalloc(len + 2 * GUARD + 32);
-    tin = inplace ? NULL : xmalloc(len + 16);
-    dout = xmalloc(len + 1);
+    tbuf = tu_xmalloc(canary_size(len));
+    tin = inplace ? NULL : tu_xmalloc(len + 16);
+    dout = tu_xmalloc(len + 1);
     /* An empty message may go without a data update: final alone seals (on aesfast; the default
      * provider's final fails without one) or opens it. */
     final_only = len == 0 && !speed && tu_rng_below(r, 2) == 0 && (!enc || t.safe);
-    probe_again = !speed && tamper == SIV_NONE && tu_rng_below(r, 10) == 0;
+    probe_again = !speed && tamper == TAMPER_NONE && tu_rng_below(r, 10) == 0;
     h->inplace += inplace;
-    strace(c, "%s off=%zu/%zu%s", inplace ? " in-place" : "", off_in, off_out,
-           final_only ? " final-only" : "");
+    TRACE(c, "%s off=%zu/%zu%s", inplace ? " in-place" : "", off_in, off_out,
+          final_only ? " final-only" : "");
     tout = tbuf + GUARD + off_out;
     h->final_only += final_only;
     for (int m = 0; m < nmsg; m++) {
@@ -2094,13 +2075,13 @@ static void siv_stream(struct harness *h, struct scase *c, tu_rng *r, int enc,
             mlen = tu_rng_below(r, (h->max_len != 0 && h->max_len < 513 ? h->max_len : 512) + 1);
             if (mlen > len) /* the buffers were made for len */
                 mlen = len;
-            msg = xmalloc(mlen);
-            mct = xmalloc(mlen);
+            msg = tu_xmalloc(mlen);
+            mct = tu_xmalloc(mlen);
             tu_rng_fill(r, msg, mlen);
             siv_ref(h, c->ks, c->key, c->nonce, c->aad, c->aadlen, 1, msg, mct, mlen, mtag);
             src = msg, ref = mct;
         }
-        memset(tbuf, CANARY, len + 2 * GUARD + 32);
+        memset(tbuf, CANARY, canary_size(len));
         tout = tbuf + GUARD + off_out;
         if (inplace) {
             memcpy(tout, src, mlen);
@@ -2132,7 +2113,7 @@ static void siv_stream(struct harness *h, struct scase *c, tu_rng *r, int enc,
                                   (int)mlen);
         }
         h->bytes += mlen;
-        if (tamper != SIV_NONE && t.safe && !final_only) {
+        if (tamper != TAMPER_NONE && t.safe && !final_only) {
             /* aesfast: the update fails and leaves nothing; default: it releases plaintext. */
             if (rt > 0 || rr <= 0) {
                 siv_fail(h, c, "tampered data update returned %d on %s (expected failure), %d "
@@ -2157,7 +2138,7 @@ static void siv_stream(struct harness *h, struct scase *c, tu_rng *r, int enc,
                          h->prov.test_name, od, mlen);
                 goto out_free;
             }
-            if (tamper == SIV_NONE) {
+            if (tamper == TAMPER_NONE) {
                 size_t at;
 
                 if ((at = tu_first_diff(tout, ref, mlen)) != (size_t)-1
@@ -2196,9 +2177,9 @@ static void siv_stream(struct harness *h, struct scase *c, tu_rng *r, int enc,
         rt = EVP_CipherFinal_ex(t.x, fin, &ot);
         rr = EVP_CipherFinal_ex(d.x, fin, &od);
     }
-    if (!siv_agree(h, c, "final", rt, rr, tamper == SIV_NONE))
+    if (!siv_agree(h, c, "final", rt, rr, tamper == TAMPER_NONE))
         goto out_free;
-    if (tamper != SIV_NONE)
+    if (tamper != TAMPER_NONE)
         goto out_free;
     if (enc && !speed) {
         rt = get_tag(t.x, got_t, SIV_TAG, tag_param);
@@ -2230,20 +2211,15 @@ static void siv_run_case(struct harness *h, uint64_t index)
 {
     struct scase c = {.index = index};
     struct gpair ctx = {NULL, NULL};
+    enum tamper tamper;
     tu_rng r;
 
     tu_rng_seed(&r, h->seed, index);
     siv_gen(h, &c, &r);
-    siv_stream(h, &c, &r, 1, SIV_NONE, &ctx);
-    siv_stream(h, &c, &r, 0, SIV_NONE, &ctx);
-    if (tu_rng_below(&r, 2) == 0) {
-        uint64_t u = tu_rng_below(&r, 3);
-        enum siv_tamper k = u == 1 && c.aadlen != 0 ? SIV_TAMPER_AAD
-                            : u == 2 && c.len != 0  ? SIV_TAMPER_CT
-                                                    : SIV_TAMPER_TAG;
-
-        siv_stream(h, &c, &r, 0, k, &ctx);
-    }
+    siv_stream(h, &c, &r, 1, TAMPER_NONE, &ctx);
+    siv_stream(h, &c, &r, 0, TAMPER_NONE, &ctx);
+    if ((tamper = pick_tamper(&r, c.aadlen, c.len)) != TAMPER_NONE)
+        siv_stream(h, &c, &r, 0, tamper, &ctx);
     EVP_CIPHER_CTX_free(ctx.t);
     EVP_CIPHER_CTX_free(ctx.r);
     free(c.pt);

@@ -43,6 +43,15 @@ void tu_die(const char *fmt, ...)
     exit(1);
 }
 
+void *tu_xmalloc(size_t n)
+{
+    void *p = malloc(n != 0 ? n : 1);
+
+    if (p == NULL)
+        tu_die("out of memory");
+    return p;
+}
+
 /* ---- Providers ---------------------------------------------------------------------------- */
 
 /*

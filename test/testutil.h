@@ -1,7 +1,7 @@
 /*
  * Helpers shared by the aesfast test programs: provider loading with "never pass on the wrong
- * provider" checks, chunked EVP updates, 128-bit counter arithmetic and hex decoding (the seeded
- * PRNG is in rng.h).
+ * provider" checks, chunked EVP updates, 128-bit counter arithmetic, hex decoding and an allocator
+ * that cannot fail (the seeded PRNG is in rng.h).
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  *
@@ -27,6 +27,9 @@ extern const char *tu_prog;
 
 /* Print "prog: message" plus any queued OpenSSL errors to stderr and exit 1. */
 void tu_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* malloc(n), or exit through tu_die: never NULL, also for n == 0 (where malloc may give NULL). */
+void *tu_xmalloc(size_t n);
 
 /* ---- Providers ---------------------------------------------------------------------------- */
 

@@ -137,15 +137,6 @@ static void fail(struct worker *w, const char *fmt, ...)
     atomic_fetch_add(&failures, 1);
 }
 
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n != 0 ? n : 1);
-
-    if (p == NULL)
-        tu_die("out of memory");
-    return p;
-}
-
 /* ---- The GCM-SIV reference (RFC 8452) -------------------------------------------------------- */
 
 /* An element of POLYVAL's field: lo holds bytes 0..7 of the block and hi bytes 8..15, each
@@ -657,7 +648,7 @@ static int worker_start(struct worker *w, unsigned id, const struct ciphers *c, 
     w->r = EVP_CIPHER_CTX_new();
     w->ecb = EVP_CIPHER_CTX_new();
     for (int i = 0; i < 4; i++)
-        w->buf[i] = xmalloc(MAX_LEN + 32);
+        w->buf[i] = tu_xmalloc(MAX_LEN + 32);
     return w->t != NULL && w->r != NULL && w->ecb != NULL;
 }
 
