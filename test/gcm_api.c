@@ -572,6 +572,28 @@ static void t_ivlen(int ki)
     }
 }
 
+/* The rest of a message after the copy, on the original (who) or the copy: alen bytes of AAD,
+ * then, unless the copy was made after final, len bytes of data and final; sealing, the tag,
+ * into tag_out unless NULL. Returns 1 if the tag was read (always 0 opening). */
+static int copy_finish(const char *who, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t, int enc,
+                       const unsigned char *aad, size_t alen, const unsigned char *in, size_t len,
+                       int after_final, unsigned char *tag_out)
+{
+    char w[64];
+
+    snprintf(w, sizeof(w), "%s: rest of AAD", who);
+    if (alen > 0)
+        aad2(w, r, t, aad, alen);
+    if (!after_final) {
+        snprintf(w, sizeof(w), "%s: rest of data", who);
+        data2(w, r, t, in, len, 0);
+        snprintf(w, sizeof(w), "%s: final", who);
+        final2(w, r, t);
+    }
+    snprintf(w, sizeof(w), "%s: tag", who);
+    return enc && gettag2(w, r, t, 16, tag_out);
+}
+
 /* EVP_CIPHER_CTX_copy mid-AAD, mid-block of data, and after final before the tag is read; the
  * original is freed before the copy finishes (the copy owns its key, H powers and state). */
 static void t_copy(int ki)
@@ -579,7 +601,7 @@ static void t_copy(int ki)
     static const struct { size_t aad_cut, data_cut; int after_final; } cuts[] = {
         { 5, 0, 0 }, { 33, 0, 0 }, { 40, 7, 0 }, { 40, 16, 0 }, { 40, 33, 0 }, { 40, 300, 1 },
     };
-    unsigned char key[32], iv[12], aad[40], msg[300], ct[300], tag[16];
+    unsigned char key[32], iv[12], aad[40], msg[300], ct[300], tag[16], tt[16];
     size_t k;
     int enc;
 
@@ -615,30 +637,15 @@ static void t_copy(int ki)
                 goto next;
             compare_state("the copy", rc, tc);
             /* The original finishes first (it must not disturb the copy)... */
-            if (ac < sizeof(aad))
-                aad2("original: rest of AAD", r, t, aad + ac, sizeof(aad) - ac);
-            if (!cuts[k].after_final) {
-                data2("original: rest of data", r, t, in + dc, sizeof(msg) - dc, 0);
-                final2("original: final", r, t);
-            }
-            if (enc)
-                gettag2("original: tag", r, t, 16, NULL);
+            copy_finish("original", r, t, enc, aad + ac, sizeof(aad) - ac, in + dc,
+                        sizeof(msg) - dc, cuts[k].after_final, NULL);
             /* ...then is freed, and the copy finishes the same message. */
             EVP_CIPHER_CTX_free(t);
             t = NULL;
-            if (ac < sizeof(aad))
-                aad2("copy: rest of AAD", rc, tc, aad + ac, sizeof(aad) - ac);
-            if (!cuts[k].after_final) {
-                data2("copy: rest of data", rc, tc, in + dc, sizeof(msg) - dc, 0);
-                final2("copy: final", rc, tc);
-            }
-            if (enc) {
-                unsigned char tt[16];
-
-                if (gettag2("copy: tag", rc, tc, 16, tt))
-                    CHECK(memcmp(tt, tag, 16) == 0, "%s: the copy's tag differs from default's "
-                          "one shot", what);
-            }
+            if (copy_finish("copy", rc, tc, enc, aad + ac, sizeof(aad) - ac, in + dc,
+                            sizeof(msg) - dc, cuts[k].after_final, tt))
+                CHECK(memcmp(tt, tag, 16) == 0, "%s: the copy's tag differs from default's one "
+                      "shot", what);
         next:
             free2(r, t);
             free2(rc, tc);
