@@ -81,6 +81,8 @@ static void get_state(EVP_CIPHER_CTX *c, struct ctxstate *s)
 
 /* Set while libcrypto 3.5's cached key/IV length may be stale (T accepted and ignored a length). */
 static int cache_stale;
+
+/* Every step of the harness (apitest.h: init2, data2, final2) ends here, on CTR's parameters. */
 void compare_state(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t)
 {
     struct ctxstate a, b;

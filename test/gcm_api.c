@@ -163,6 +163,8 @@ static void get_state(EVP_CIPHER_CTX *c, struct ctxstate *s)
 /* Set while libcrypto 3.5's cached key length may be stale (a length accepted and ignored). */
 static int cache_stale;
 
+/* Every step of the harness (apitest.h: init2, data2, final2, setparams2) and the GCM steps
+ * below end here, on GCM's parameters. */
 void compare_state(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t)
 {
     struct ctxstate a, b;
