@@ -134,11 +134,12 @@ int data2(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t, const unsigned
 /* EVP_CipherFinal_ex: both must write nothing (stream modes); the state is compared either way. */
 int final2(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t);
 int setparams2(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t, const OSSL_PARAM *p);
+/* get_updated_iv and get_original_iv into 8 bytes, less than the IV: each judged by outcome(),
+ * and T must not write past the 8 bytes (its state is not compared). */
+void short_iv_reads(EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t);
+/* Both contexts reset (for the next scenario on the same pair), or freed. */
 void reset2(EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t);
 void free2(EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t);
-/* get_updated_iv and get_original_iv into 8 bytes, less than the IV: refused or not as by
- * default, and never written past. */
-void short_iv_reads(EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t);
 
 /* ---- the algorithm parameters ------------------------------------------------------------ */
 
