@@ -4,6 +4,7 @@
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  */
 #include "apitest.h"
+#include "rng.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
 
 const char *tname = "aesfast";
@@ -20,6 +22,10 @@ int npass, nfail;
 const char *scope = "";
 const char *deliberate;
 int strict_errors, evp_refuses;
+EVP_CIPHER *T[3], *R[3];
+const int kbits[3] = { 128, 192, 256 };
+int random_iv;
+static tu_rng rng;
 
 /* ---- reporting --------------------------------------------------------------------------- */
 
@@ -292,14 +298,14 @@ int api_start(const char *prog, int argc, char **argv, OSSL_PROVIDER **pdef,
     return 0;
 }
 
-int api_fetch_pairs(const char *mode, EVP_CIPHER *t[3], EVP_CIPHER *r[3])
+int api_fetch_pairs(const char *mode)
 {
-    static const int bits[3] = { 128, 192, 256 };
+    EVP_CIPHER **t = T, **r = R;
 
     for (int ki = 0; ki < 3; ki++) {
         char nm[32];
 
-        snprintf(nm, sizeof(nm), "AES-%d-%s", bits[ki], mode);
+        snprintf(nm, sizeof(nm), "AES-%d-%s", kbits[ki], mode);
         scope = "fetch";
         r[ki] = EVP_CIPHER_fetch(NULL, nm, "provider=default");
         t[ki] = EVP_CIPHER_fetch(NULL, nm, tprop);
@@ -318,8 +324,178 @@ int api_fetch_pairs(const char *mode, EVP_CIPHER *t[3], EVP_CIPHER *r[3])
 
 int api_finish(const char *prog, OSSL_PROVIDER *pdef, OSSL_PROVIDER *ptest)
 {
+    for (int ki = 0; ki < 3; ki++) {
+        EVP_CIPHER_free(T[ki]);
+        EVP_CIPHER_free(R[ki]);
+    }
     OSSL_PROVIDER_unload(ptest);
     OSSL_PROVIDER_unload(pdef);
     printf("%s: %d passed, %d failed\n", prog, npass, nfail);
     return nfail != 0;
+}
+
+/* ---- the pair of contexts ---------------------------------------------------------------- */
+
+void api_seed(uint64_t seed)
+{
+    tu_rng_seed(&rng, seed, 0);
+}
+
+void fill(unsigned char *p, size_t n)
+{
+    tu_rng_fill(&rng, p, n);
+}
+
+int init2(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t, int ki, int enc,
+          const unsigned char *key, const unsigned char *iv, int with_cipher)
+{
+    int rr, tr, re, te;
+
+    RUN(rr, re, EVP_CipherInit_ex2(r, with_cipher ? R[ki] : NULL, key, iv, enc, NULL));
+    RUN(tr, te, EVP_CipherInit_ex2(t, with_cipher ? T[ki] : NULL, key, iv, enc, NULL));
+    if (!outcome(what, rr, re, tr, te))
+        return 0;
+    compare_state(what, r, t);
+    return 1;
+}
+
+int data2(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t, const unsigned char *in,
+          size_t len, int inplace)
+{
+    /* Each side reads its own copy of in (in place, it writes there); 16 bytes of 0xA5 past the
+     * output catch a write beyond len. */
+    static unsigned char ri[70000], ti[70000], ro[70000], to[70000];
+    unsigned char *rout = inplace ? ri : ro, *tout = inplace ? ti : to;
+    int rl = -1, tl = -1, rr, tr, re, te;
+
+    memcpy(ri, in, len);
+    memcpy(ti, in, len);
+    memset(ri + len, 0xA5, 16);
+    memset(ti + len, 0xA5, 16);
+    memset(ro, 0xA5, len + 16);
+    memset(to, 0xA5, len + 16);
+    RUN(rr, re, EVP_CipherUpdate(r, rout, &rl, ri, (int)len));
+    RUN(tr, te, EVP_CipherUpdate(t, tout, &tl, ti, (int)len));
+    if (!outcome(what, rr, re, tr, te))
+        return 0;
+    CHECK(tl == rl, "%s: outl %d, default %d", what, tl, rl);
+    if (tl == rl && rl >= 0 && !random_iv)
+        CHECK(memcmp(rout, tout, (size_t)rl) == 0, "%s: output differs (%zu bytes): %s vs "
+              "default %s", what, len, hex(tout, (size_t)rl), hex(rout, (size_t)rl));
+    CHECK(tout[len] == 0xA5 && tout[len + 15] == 0xA5, "%s: wrote past the output length", what);
+    compare_state(what, r, t);
+    return 1;
+}
+
+int final2(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t)
+{
+    unsigned char ro[32], to[32];
+    int rl = -1, tl = -1, rr, tr, re, te, both;
+
+    RUN(rr, re, EVP_CipherFinal_ex(r, ro, &rl));
+    RUN(tr, te, EVP_CipherFinal_ex(t, to, &tl));
+    both = outcome(what, rr, re, tr, te);
+    if (both)
+        CHECK(tl == 0 && rl == 0, "%s: final wrote %d bytes (default %d)", what, tl, rl);
+    compare_state(what, r, t);
+    return both;
+}
+
+int setparams2(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t, const OSSL_PARAM *p)
+{
+    int rr, tr, re, te;
+
+    RUN(rr, re, EVP_CIPHER_CTX_set_params(r, p));
+    RUN(tr, te, EVP_CIPHER_CTX_set_params(t, p));
+    if (!outcome(what, rr, re, tr, te))
+        return 0;
+    compare_state(what, r, t);
+    return 1;
+}
+
+void reset2(EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t)
+{
+    EVP_CIPHER_CTX_reset(r);
+    EVP_CIPHER_CTX_reset(t);
+}
+
+void free2(EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t)
+{
+    EVP_CIPHER_CTX_free(r);
+    EVP_CIPHER_CTX_free(t);
+}
+
+void short_iv_reads(EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t)
+{
+    unsigned char rb[16], tb[16];
+    int rr, tr, re, te;
+
+    memset(tb, 0x5A, sizeof(tb));
+    RUN(rr, re, EVP_CIPHER_CTX_get_updated_iv(r, rb, 8));
+    RUN(tr, te, EVP_CIPHER_CTX_get_updated_iv(t, tb, 8));
+    outcome("get_updated_iv into 8 bytes", rr, re, tr, te);
+    CHECK(tb[8] == 0x5A, "get_updated_iv wrote past an 8-byte buffer");
+    RUN(rr, re, EVP_CIPHER_CTX_get_original_iv(r, rb, 8));
+    RUN(tr, te, EVP_CIPHER_CTX_get_original_iv(t, tb, 8));
+    outcome("get_original_iv into 8 bytes", rr, re, tr, te);
+    CHECK(tb[8] == 0x5A, "get_original_iv wrote past an 8-byte buffer");
+}
+
+/* ---- the algorithm parameters ------------------------------------------------------------ */
+
+void api_cipher_params(int ki, const struct api_cipher_want *w)
+{
+    EVP_CIPHER *t = T[ki], *r = R[ki]; /* EVP_CIPHER_get_params takes no const */
+    unsigned int rm = 0, tm = 0;
+    size_t rk = 0, tk = 0, riv = 0, tiv = 0, rb = 0, tb = 0, kl = (size_t)kbits[ki] / 8, i;
+    OSSL_PARAM rp[5], tp[5];
+    int rr, tr;
+
+    scope = "cipher-params";
+    CHECK(EVP_CIPHER_get_mode(t) == w->mode, "mode %d", EVP_CIPHER_get_mode(t));
+    CHECK(EVP_CIPHER_get_key_length(t) == (int)kl
+          && EVP_CIPHER_get_key_length(t) == EVP_CIPHER_get_key_length(r),
+          "key length %d", EVP_CIPHER_get_key_length(t));
+    CHECK(EVP_CIPHER_get_iv_length(t) == (int)w->ivlen
+          && EVP_CIPHER_get_iv_length(r) == (int)w->ivlen,
+          "iv length %d", EVP_CIPHER_get_iv_length(t));
+    CHECK(EVP_CIPHER_get_block_size(t) == 1 && EVP_CIPHER_get_block_size(r) == 1,
+          "block size %d", EVP_CIPHER_get_block_size(t));
+    CHECK(EVP_CIPHER_get_flags(t) == EVP_CIPHER_get_flags(r), "flags %#lx, default %#lx",
+          (unsigned long)EVP_CIPHER_get_flags(t), (unsigned long)EVP_CIPHER_get_flags(r));
+    CHECK(EVP_CIPHER_get_type(t) == EVP_CIPHER_get_type(r), "type");
+
+    /* The same four through the parameter interface, one list for each side. */
+    rp[0] = OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_MODE, &rm);
+    rp[1] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_KEYLEN, &rk);
+    rp[2] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN, &riv);
+    rp[3] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, &rb);
+    rp[4] = OSSL_PARAM_construct_end();
+    memcpy(tp, rp, sizeof(tp));
+    tp[0].data = &tm, tp[1].data = &tk, tp[2].data = &tiv, tp[3].data = &tb;
+    rr = EVP_CIPHER_get_params(r, rp);
+    tr = EVP_CIPHER_get_params(t, tp);
+    CHECK(rr == 1 && tr == 1, "EVP_CIPHER_get_params: %d, default %d", tr, rr);
+    CHECK(tm == rm && tk == rk && tiv == riv && tb == rb && tm == (unsigned int)w->mode
+          && tk == kl && tiv == w->ivlen && tb == 1,
+          "get_params mode/keylen/ivlen/blocksize %u/%zu/%zu/%zu, default %u/%zu/%zu/%zu",
+          tm, tk, tiv, tb, rm, rk, riv, rb);
+    for (i = 0; i < w->nflags; i++) {
+        int rv = -1, tv = -1;
+        OSSL_PARAM p[2] = { OSSL_PARAM_int(w->flags[i].key, &rv), OSSL_PARAM_END };
+
+        rr = EVP_CIPHER_get_params(r, p);
+        p[0].data = &tv;
+        tr = EVP_CIPHER_get_params(t, p);
+        CHECK(tr == 1 && OSSL_PARAM_modified(&p[0]) && tv == w->flags[i].want
+              && (tv == rv || !has_param(EVP_CIPHER_gettable_params(r), w->flags[i].key)),
+              "\"%s\": %d (ok=%d), default %d (ok=%d), want %d", w->flags[i].key, tv, tr, rv, rr,
+              w->flags[i].want);
+    }
+    compare_lists("gettable cipher params", EVP_CIPHER_gettable_params(r),
+                  EVP_CIPHER_gettable_params(t), w->gettable);
+    compare_lists("gettable ctx params", EVP_CIPHER_gettable_ctx_params(r),
+                  EVP_CIPHER_gettable_ctx_params(t), w->ctx_gettable);
+    compare_lists("settable ctx params", EVP_CIPHER_settable_ctx_params(r),
+                  EVP_CIPHER_settable_ctx_params(t), w->ctx_settable);
 }

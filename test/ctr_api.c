@@ -31,10 +31,6 @@
 #include <openssl/provider.h>
 
 #include "apitest.h"
-#include "rng.h"
-
-static const int kbits[3] = { 128, 192, 256 };
-static EVP_CIPHER *T[3], *R[3];          /* fetched ciphers: under test, reference */
 
 /*
  * The allow-list: inputs that default accepts and aesfast refuses on purpose.  Anything else
@@ -54,13 +50,6 @@ static EVP_CIPHER *T[3], *R[3];          /* fetched ciphers: under test, referen
 #define D_NO_IV "no iv set"
 
 /* ---- helpers ----------------------------------------------------------------------------- */
-
-static tu_rng rng; /* seeded in main(): the same data on every run */
-
-static void fill(unsigned char *p, size_t n)
-{
-    tu_rng_fill(&rng, p, n);
-}
 
 /* Context parameters that should track each other between R and T after every step. */
 struct ctxstate {
@@ -92,7 +81,9 @@ static void get_state(EVP_CIPHER_CTX *c, struct ctxstate *s)
 
 /* Set while libcrypto 3.5's cached key/IV length may be stale (T accepted and ignored a length). */
 static int cache_stale;
-static void compare_state(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t)
+
+/* Every step of the harness (apitest.h: init2, data2, final2) ends here, on CTR's parameters. */
+void compare_state(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t)
 {
     struct ctxstate a, b;
 
@@ -139,54 +130,6 @@ static int oneshot(const EVP_CIPHER *c, int enc, const unsigned char *key, const
     return ok;
 }
 
-/* Feeds the same chunk to R and T, compares success, bytes and state.  Returns 1 if both ran. */
-static int step(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t, const unsigned char *in,
-                size_t len)
-{
-    static unsigned char ro[70000], to[70000];
-    int rl = -1, tl = -1, rr, tr, re, te;
-
-    memset(ro, 0xA5, len + 16);
-    memset(to, 0xA5, len + 16);
-    RUN(rr, re, EVP_CipherUpdate(r, ro, &rl, in, (int)len));
-    RUN(tr, te, EVP_CipherUpdate(t, to, &tl, in, (int)len));
-    if (!outcome(what, rr, re, tr, te))
-        return 0;
-    CHECK(tl == rl, "%s: outl %d, default %d", what, tl, rl);
-    if (tl == rl && rl >= 0)
-        CHECK(memcmp(ro, to, (size_t)rl) == 0, "%s: output differs (%zu bytes): %s vs default %s",
-              what, len, hex(to, (size_t)rl), hex(ro, (size_t)rl));
-    CHECK(to[len] == 0xA5 && to[len + 15] == 0xA5, "%s: wrote past the output length", what);
-    compare_state(what, r, t);
-    return 1;
-}
-
-static void finals(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t)
-{
-    unsigned char ro[32], to[32];
-    int rl = -1, tl = -1, rr, tr, re, te;
-
-    RUN(rr, re, EVP_CipherFinal_ex(r, ro, &rl));
-    RUN(tr, te, EVP_CipherFinal_ex(t, to, &tl));
-    if (outcome(what, rr, re, tr, te))
-        CHECK(tl == 0 && rl == 0, "%s: final wrote %d bytes (default %d)", what, tl, rl);
-    compare_state(what, r, t);
-}
-
-/* Inits both contexts the same way; returns 1 if both succeeded. */
-static int init2(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t, int ki, int enc,
-                 const unsigned char *key, const unsigned char *iv, int with_cipher)
-{
-    int rr, tr, re, te;
-
-    RUN(rr, re, EVP_CipherInit_ex2(r, with_cipher ? R[ki] : NULL, key, iv, enc, NULL));
-    RUN(tr, te, EVP_CipherInit_ex2(t, with_cipher ? T[ki] : NULL, key, iv, enc, NULL));
-    if (!outcome(what, rr, re, tr, te))
-        return 0;
-    compare_state(what, r, t);
-    return 1;
-}
-
 /* ---- scenarios --------------------------------------------------------------------------- */
 
 static void t_names(int ki)
@@ -205,44 +148,10 @@ static void t_cipher_params(int ki)
     static const char *const need_cg[] = { OSSL_CIPHER_PARAM_KEYLEN, OSSL_CIPHER_PARAM_IVLEN,
         OSSL_CIPHER_PARAM_IV, OSSL_CIPHER_PARAM_UPDATED_IV, NULL };
     static const char *const none[] = { NULL };
-    unsigned int rm = 0, tm = 0;
-    size_t rk = 0, tk = 0, riv = 0, tiv = 0, rb = 0, tb = 0;
-    OSSL_PARAM rp[5], tp[5];
-    int rr, tr;
+    static const struct api_cipher_want want = { EVP_CIPH_CTR_MODE, 16, NULL, 0, need_g, need_cg,
+        none };
 
-    scope = "cipher-params";
-    CHECK(EVP_CIPHER_get_mode(T[ki]) == EVP_CIPH_CTR_MODE, "mode %d", EVP_CIPHER_get_mode(T[ki]));
-    CHECK(EVP_CIPHER_get_key_length(T[ki]) == kbits[ki] / 8
-          && EVP_CIPHER_get_key_length(T[ki]) == EVP_CIPHER_get_key_length(R[ki]),
-          "key length %d", EVP_CIPHER_get_key_length(T[ki]));
-    CHECK(EVP_CIPHER_get_iv_length(T[ki]) == 16 && EVP_CIPHER_get_iv_length(R[ki]) == 16,
-          "iv length %d", EVP_CIPHER_get_iv_length(T[ki]));
-    CHECK(EVP_CIPHER_get_block_size(T[ki]) == 1 && EVP_CIPHER_get_block_size(R[ki]) == 1,
-          "block size %d", EVP_CIPHER_get_block_size(T[ki]));
-    CHECK(EVP_CIPHER_get_flags(T[ki]) == EVP_CIPHER_get_flags(R[ki]), "flags %#lx, default %#lx",
-          (unsigned long)EVP_CIPHER_get_flags(T[ki]), (unsigned long)EVP_CIPHER_get_flags(R[ki]));
-    CHECK(EVP_CIPHER_get_type(T[ki]) == EVP_CIPHER_get_type(R[ki]), "type");
-
-    rp[0] = OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_MODE, &rm);
-    rp[1] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_KEYLEN, &rk);
-    rp[2] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN, &riv);
-    rp[3] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, &rb);
-    rp[4] = OSSL_PARAM_construct_end();
-    memcpy(tp, rp, sizeof(tp));
-    tp[0].data = &tm, tp[1].data = &tk, tp[2].data = &tiv, tp[3].data = &tb;
-    rr = EVP_CIPHER_get_params(R[ki], rp);
-    tr = EVP_CIPHER_get_params(T[ki], tp);
-    CHECK(rr == 1 && tr == 1, "EVP_CIPHER_get_params: %d, default %d", tr, rr);
-    CHECK(tm == rm && tk == rk && tiv == riv && tb == rb,
-          "get_params mode/keylen/ivlen/blocksize %u/%zu/%zu/%zu, default %u/%zu/%zu/%zu",
-          tm, tk, tiv, tb, rm, rk, riv, rb);
-
-    compare_lists("gettable cipher params", EVP_CIPHER_gettable_params(R[ki]),
-                  EVP_CIPHER_gettable_params(T[ki]), need_g);
-    compare_lists("gettable ctx params", EVP_CIPHER_gettable_ctx_params(R[ki]),
-                  EVP_CIPHER_gettable_ctx_params(T[ki]), need_cg);
-    compare_lists("settable ctx params", EVP_CIPHER_settable_ctx_params(R[ki]),
-                  EVP_CIPHER_settable_ctx_params(T[ki]), none);
+    api_cipher_params(ki, &want);
 }
 
 /* Streams a message in ragged chunks through both, comparing bytes and params after each. */
@@ -264,10 +173,10 @@ static void t_stream(int ki, int enc)
               EVP_CIPHER_CTX_get_block_size(t));
         for (i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
             snprintf(what, sizeof(what), "update %zu bytes at %zu", chunks[i], off);
-            step(what, r, t, msg + off, chunks[i]);
+            data2(what, r, t, msg + off, chunks[i], 0);
             off += chunks[i];
         }
-        finals("final", r, t);
+        final2("final", r, t);
         /* And the whole thing equals a one-shot reference. */
         {
             EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
@@ -286,8 +195,7 @@ static void t_stream(int ki, int enc)
             EVP_CIPHER_CTX_free(x);
         }
     }
-    EVP_CIPHER_CTX_free(r);
-    EVP_CIPHER_CTX_free(t);
+    free2(r, t);
 }
 
 /* EVP_CIPHER_CTX_copy in the middle of a block, then both copies go on independently. */
@@ -351,7 +259,7 @@ static void t_reinit(int ki)
     fill(iv2, sizeof(iv2));
     fill(msg, sizeof(msg));
     if (init2("init key+iv", r, t, ki, 1, key, iv, 1)) {
-        step("37 bytes", r, t, msg, 37);
+        data2("37 bytes", r, t, msg, 37, 0);
         if (init2("reinit (NULL, NULL, iv2)", r, t, ki, 1, NULL, iv2, 0)) {
             unsigned char o[300];
             int l = 0;
@@ -362,16 +270,15 @@ static void t_reinit(int ki)
             EVP_EncryptUpdate(r, o, &l, msg, 150);
             compare_state("after new IV", r, t);
         }
-        step("21 bytes", r, t, msg, 21);
+        data2("21 bytes", r, t, msg, 21, 0);
         if (init2("reinit (NULL, key2, NULL)", r, t, ki, 1, key2, NULL, 0))
-            step("after new key", r, t, msg, 77);
+            data2("after new key", r, t, msg, 77, 0);
         if (init2("reinit (NULL, NULL, NULL)", r, t, ki, 1, NULL, NULL, 0))
-            step("after empty reinit", r, t, msg, 45);
+            data2("after empty reinit", r, t, msg, 45, 0);
         if (init2("reinit (NULL, key, iv) decrypt", r, t, ki, 0, key, iv, 0))
-            step("after reinit to decrypt", r, t, msg, 64);
+            data2("after reinit to decrypt", r, t, msg, 64, 0);
     }
-    EVP_CIPHER_CTX_free(r);
-    EVP_CIPHER_CTX_free(t);
+    free2(r, t);
 }
 
 /* Key and IV supplied in separate init calls, in either order; and neither. */
@@ -387,38 +294,33 @@ static void t_split_init(int ki)
 
     if (init2("init key, no iv", r, t, ki, 1, key, NULL, 1)
         && init2("then iv", r, t, ki, 1, NULL, iv, 0))
-        step("update", r, t, msg, 40);
+        data2("update", r, t, msg, 40, 0);
 
-    EVP_CIPHER_CTX_reset(r);
-    EVP_CIPHER_CTX_reset(t);
+    reset2(r, t);
     if (init2("init iv, no key", r, t, ki, 1, NULL, iv, 1)
         && init2("then key", r, t, ki, 1, key, NULL, 0))
-        step("update", r, t, msg, 40);
+        data2("update", r, t, msg, 40, 0);
 
     /* Key but never an IV: default runs with a zero IV; T may refuse instead (allow-listed). */
-    EVP_CIPHER_CTX_reset(r);
-    EVP_CIPHER_CTX_reset(t);
+    reset2(r, t);
     if (init2("init key only", r, t, ki, 1, key, NULL, 1)) {
         deliberate = D_NO_IV;
-        step("update with key and no IV ever set", r, t, msg, 40);
+        data2("update with key and no IV ever set", r, t, msg, 40, 0);
         deliberate = D_NONE;
     }
 
     /* No key: update must fail cleanly. */
     scope = "no-key";
-    EVP_CIPHER_CTX_reset(r);
-    EVP_CIPHER_CTX_reset(t);
+    reset2(r, t);
     if (init2("init cipher only", r, t, ki, 1, NULL, NULL, 1)) {
-        step("update before key and IV", r, t, msg, 16);
-        finals("final before key", r, t);
+        data2("update before key and IV", r, t, msg, 16, 0);
+        final2("final before key", r, t);
     }
-    EVP_CIPHER_CTX_reset(r);
-    EVP_CIPHER_CTX_reset(t);
+    reset2(r, t);
     if (init2("init iv only", r, t, ki, 1, NULL, iv, 1))
-        step("update before key", r, t, msg, 16);
+        data2("update before key", r, t, msg, 16, 0);
     /* A context with no cipher at all (never initialised) is libcrypto's business, not T's. */
-    EVP_CIPHER_CTX_free(r);
-    EVP_CIPHER_CTX_free(t);
+    free2(r, t);
 }
 
 /*
@@ -448,7 +350,7 @@ static void probe(int ki, enum probe kind, int v)
     fill(msg, sizeof(msg));
     if (!init2("init", r, t, ki, 1, key, iv, 1))
         goto end;
-    step("first 5 bytes", r, t, msg, 5);
+    data2("first 5 bytes", r, t, msg, 5, 0);
     rp[0] = OSSL_PARAM_construct_size_t(kind == P_PARAM_KEYLEN ? OSSL_CIPHER_PARAM_KEYLEN
                                                                : OSSL_CIPHER_PARAM_IVLEN, &sv);
     rp[1] = OSSL_PARAM_construct_end();
@@ -494,11 +396,10 @@ static void probe(int ki, enum probe kind, int v)
         CHECK(EVP_CIPHER_CTX_get_iv_length(t) == 16, "%s: EVP_CIPHER_CTX_get_iv_length %d",
               what, EVP_CIPHER_CTX_get_iv_length(t));
     }
-    step("the rest after the request", r, t, msg + 5, sizeof(msg) - 5);
+    data2("the rest after the request", r, t, msg + 5, sizeof(msg) - 5, 0);
     cache_stale = 0;
 end:
-    EVP_CIPHER_CTX_free(r);
-    EVP_CIPHER_CTX_free(t);
+    free2(r, t);
 }
 
 static void t_bad_lengths(int ki)
@@ -508,7 +409,6 @@ static void t_bad_lengths(int ki)
     unsigned char key[32], iv[16], msg[64];
     EVP_CIPHER_CTX *r = EVP_CIPHER_CTX_new(), *t = EVP_CIPHER_CTX_new();
     size_t i;
-    int rr, tr, re, te;
 
     scope = "bad-lengths";
     for (i = 0; i < sizeof(klens) / sizeof(klens[0]); i++) {
@@ -524,22 +424,11 @@ static void t_bad_lengths(int ki)
     fill(iv, sizeof(iv));
     fill(msg, sizeof(msg));
     if (init2("init", r, t, ki, 1, key, iv, 1)) {
-        unsigned char rb[16], tb[16];
-
-        step("5 bytes", r, t, msg, 5);
-        memset(tb, 0x5A, sizeof(tb));
-        RUN(rr, re, EVP_CIPHER_CTX_get_updated_iv(r, rb, 8));
-        RUN(tr, te, EVP_CIPHER_CTX_get_updated_iv(t, tb, 8));
-        outcome("get_updated_iv into 8 bytes", rr, re, tr, te);
-        CHECK(tb[8] == 0x5A, "get_updated_iv wrote past an 8-byte buffer");
-        RUN(rr, re, EVP_CIPHER_CTX_get_original_iv(r, rb, 8));
-        RUN(tr, te, EVP_CIPHER_CTX_get_original_iv(t, tb, 8));
-        outcome("get_original_iv into 8 bytes", rr, re, tr, te);
-        CHECK(tb[8] == 0x5A, "get_original_iv wrote past an 8-byte buffer");
-        step("the rest", r, t, msg + 5, sizeof(msg) - 5);
+        data2("5 bytes", r, t, msg, 5, 0);
+        short_iv_reads(r, t);
+        data2("the rest", r, t, msg + 5, sizeof(msg) - 5, 0);
     }
-    EVP_CIPHER_CTX_free(r);
-    EVP_CIPHER_CTX_free(t);
+    free2(r, t);
 }
 
 /* Misc calls that must behave as default: padding, zero-length update, in-place. */
@@ -557,7 +446,7 @@ static void t_misc(int ki)
         RUN(rr, re, EVP_CIPHER_CTX_set_padding(r, 0));
         RUN(tr, te, EVP_CIPHER_CTX_set_padding(t, 0));
         outcome("set_padding(0)", rr, re, tr, te);
-        step("0-byte update", r, t, buf, 0);
+        data2("0-byte update", r, t, buf, 0, 0);
     }
     /* In place, lengths 0..200 and a few large ones. */
     for (n = 0; n <= sizeof(buf); n += (n < 200 ? 1 : 199)) {
@@ -568,8 +457,7 @@ static void t_misc(int ki)
                    && memcmp(buf, want, n) == 0, "in-place %zu bytes", n))
             break;
     }
-    EVP_CIPHER_CTX_free(r);
-    EVP_CIPHER_CTX_free(t);
+    free2(r, t);
 }
 
 /*
@@ -596,7 +484,7 @@ static void t_set_num(int ki)
 
             snprintf(what, sizeof(what), "set_num(%d) after %zu bytes", nums[i], before[j]);
             if (init2("init", r, t, ki, 1, key, iv, 1)) {
-                step("before set_num", r, t, msg, before[j]);
+                data2("before set_num", r, t, msg, before[j], 0);
                 tn = EVP_CIPHER_CTX_get_num(t);
                 RUN(rr, re, EVP_CIPHER_CTX_set_num(r, nums[i]));
                 RUN(tr, te, EVP_CIPHER_CTX_set_num(t, nums[i]));
@@ -613,11 +501,21 @@ static void t_set_num(int ki)
                 compare_state(what, r, t);
                 snprintf(what, sizeof(what), "stream after set_num(%d) at %zu", nums[i],
                          before[j]);
-                step(what, r, t, msg + before[j], sizeof(msg) - before[j]);
+                data2(what, r, t, msg + before[j], sizeof(msg) - before[j], 0);
             }
-            EVP_CIPHER_CTX_free(r);
-            EVP_CIPHER_CTX_free(t);
+            free2(r, t);
         }
+}
+
+/* After both took padding = v: T's reads back as default stores it (v != 0); then the state. */
+static void padding_stored(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t, unsigned int v)
+{
+    struct ctxstate b;
+
+    get_state(t, &b);
+    CHECK(b.ok_pad && b.pad == (v != 0), "%s: reads back %u (ok=%d), want %u", what, b.pad,
+          b.ok_pad, v != 0);
+    compare_state(what, r, t);
 }
 
 /* "padding": read after init, then after each of set_params(padding = 0, 1, 5) and
@@ -656,28 +554,19 @@ static void t_padding(int ki)
         snprintf(what, sizeof(what), "set_params padding = %u", vals[i]);
         RUN(rr, re, EVP_CIPHER_CTX_set_params(r, rp));
         RUN(tr, te, EVP_CIPHER_CTX_set_params(t, tp));
-        if (outcome(what, rr, re, tr, te)) {
-            get_state(t, &b);
-            CHECK(b.ok_pad && b.pad == (vals[i] != 0), "%s: reads back %u (ok=%d), want %u",
-                  what, b.pad, b.ok_pad, vals[i] != 0);
-            compare_state(what, r, t);
-        }
-        step("7 bytes", r, t, msg + 7 * i, 7);
+        if (outcome(what, rr, re, tr, te))
+            padding_stored(what, r, t, vals[i]);
+        data2("7 bytes", r, t, msg + 7 * i, 7, 0);
 
         snprintf(what, sizeof(what), "EVP_CIPHER_CTX_set_padding(%u)", vals[i]);
         RUN(rr, re, EVP_CIPHER_CTX_set_padding(r, (int)vals[i]));
         RUN(tr, te, EVP_CIPHER_CTX_set_padding(t, (int)vals[i]));
-        if (outcome(what, rr, re, tr, te)) {
-            get_state(t, &b);
-            CHECK(b.ok_pad && b.pad == (vals[i] != 0), "%s: reads back %u (ok=%d), want %u",
-                  what, b.pad, b.ok_pad, vals[i] != 0);
-            compare_state(what, r, t);
-        }
-        step("3 bytes", r, t, msg + 7 * i + 40, 3);
+        if (outcome(what, rr, re, tr, te))
+            padding_stored(what, r, t, vals[i]);
+        data2("3 bytes", r, t, msg + 7 * i + 40, 3, 0);
     }
 end:
-    EVP_CIPHER_CTX_free(r);
-    EVP_CIPHER_CTX_free(t);
+    free2(r, t);
 }
 
 /*
@@ -730,16 +619,15 @@ static void t_ignored_params(int ki)
                 snprintf(what, sizeof(what), "set %s (%s)", names[i], enc ? "encrypt" : "decrypt");
             }
             if (init2("init", r, t, ki, enc, key, iv, 1)) {
-                step("5 bytes", r, t, msg, 5);
+                data2("5 bytes", r, t, msg, 5, 0);
                 RUN(rr, re, EVP_CIPHER_CTX_set_params(r, p));
                 RUN(tr, te, EVP_CIPHER_CTX_set_params(t, p));
                 outcome(what, rr, re, tr, te);
                 CHECK(tr == 1, "%s: %s must accept it", what, tname);
                 if (!both || enc)
-                    step("the rest", r, t, msg + 5, sizeof(msg) - 5);
+                    data2("the rest", r, t, msg + 5, sizeof(msg) - 5, 0);
             }
-            EVP_CIPHER_CTX_free(r);
-            EVP_CIPHER_CTX_free(t);
+            free2(r, t);
         }
 }
 
@@ -790,7 +678,7 @@ static void t_unknown_params(int ki)
 
             snprintf(what, sizeof(what), "%s (%s)", cases[i].what, enc ? "encrypt" : "decrypt");
             if (init2("init", r, t, ki, enc, key, iv, 1)) {
-                step("5 bytes", r, t, msg, 5);
+                data2("5 bytes", r, t, msg, 5, 0);
                 RUN(rr, re, EVP_CIPHER_CTX_set_params(r, lists[i]));
                 RUN(tr, te, EVP_CIPHER_CTX_set_params(t, lists[i]));
                 outcome(what, rr, re, tr, te);
@@ -802,10 +690,9 @@ static void t_unknown_params(int ki)
                     CHECK(tr != 1 && te, "%s: %s must refuse it with an error", what, tname);
                 ERR_clear_error();
                 compare_state(what, r, t);
-                step("the rest", r, t, msg + 5, sizeof(msg) - 5);
+                data2("the rest", r, t, msg + 5, sizeof(msg) - 5, 0);
             }
-            EVP_CIPHER_CTX_free(r);
-            EVP_CIPHER_CTX_free(t);
+            free2(r, t);
         }
 }
 
@@ -908,11 +795,11 @@ int main(int argc, char **argv)
     OSSL_PROVIDER *pdef, *ptest;
     int ki;
 
-    tu_rng_seed(&rng, 0x243f6a8885a308d3u, 0);
+    api_seed(0x243f6a8885a308d3u);
     if (api_start("ctr_api", argc, argv, &pdef, &ptest) != 0)
         return 1;
 
-    if (!api_fetch_pairs("CTR", T, R))
+    if (!api_fetch_pairs("CTR"))
         goto out;
     for (ki = 0; ki < 3; ki++) {
         int f0 = nfail;
@@ -935,9 +822,5 @@ int main(int argc, char **argv)
         printf("ctr_api: AES-%d-CTR: %s\n", kbits[ki], nfail == f0 ? "ok" : "FAILURES");
     }
 out:
-    for (ki = 0; ki < 3; ki++) {
-        EVP_CIPHER_free(T[ki]);
-        EVP_CIPHER_free(R[ki]);
-    }
     return api_finish("ctr_api", pdef, ptest);
 }

@@ -48,15 +48,12 @@
 #include <openssl/provider.h>
 
 #include "apitest.h"
-#include "rng.h"
 
 /* OpenSSL 3.0's headers lack these; 3.0's default provider ignores "iv-generated". */
 #ifndef OSSL_CIPHER_PARAM_AEAD_IV_GENERATED
 #define OSSL_CIPHER_PARAM_AEAD_IV_GENERATED "iv-generated"
 #endif
 
-static const int kbits[3] = { 128, 192, 256 };
-static EVP_CIPHER *T[3], *R[3];          /* fetched ciphers: under test, reference */
 static OSSL_PROVIDER *pdef, *ptest;
 
 /*
@@ -119,17 +116,6 @@ static void hook_free(void *p, const char *file, int line)
 
 /* ---- helpers ----------------------------------------------------------------------------- */
 
-static tu_rng rng; /* seeded in main(): the same data on every run */
-
-static void fill(unsigned char *p, size_t n)
-{
-    tu_rng_fill(&rng, p, n);
-}
-
-/* Set while the IV was generated at random (by each provider separately): then iv, updated-iv,
- * output and tags legitimately differ between R and T, and only their lengths are compared. */
-static int random_iv;
-
 /* Context parameters that should track each other between R and T after every step. */
 struct ctxstate {
     int ok_kl, ok_il, ok_tl, ok_iv, ok_uiv, ok_gen;
@@ -177,7 +163,9 @@ static void get_state(EVP_CIPHER_CTX *c, struct ctxstate *s)
 /* Set while libcrypto 3.5's cached key length may be stale (a length accepted and ignored). */
 static int cache_stale;
 
-static void compare_state(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t)
+/* Every step of the harness (apitest.h: init2, data2, final2, setparams2) and the GCM steps
+ * below end here, on GCM's parameters. */
+void compare_state(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t)
 {
     struct ctxstate a, b;
 
@@ -232,20 +220,6 @@ static int ref_gcm(int ki, int enc, const unsigned char *key, const unsigned cha
     return ok;
 }
 
-/* Inits both contexts the same way (cipher only if with_cipher); returns 1 if both succeeded. */
-static int init2(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t, int ki, int enc,
-                 const unsigned char *key, const unsigned char *iv, int with_cipher)
-{
-    int rr, tr, re, te;
-
-    RUN(rr, re, EVP_CipherInit_ex2(r, with_cipher ? R[ki] : NULL, key, iv, enc, NULL));
-    RUN(tr, te, EVP_CipherInit_ex2(t, with_cipher ? T[ki] : NULL, key, iv, enc, NULL));
-    if (!outcome(what, rr, re, tr, te))
-        return 0;
-    compare_state(what, r, t);
-    return 1;
-}
-
 /* AAD: an update with out == NULL. */
 static int aad2(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t, const unsigned char *aad,
                 size_t len)
@@ -259,47 +233,6 @@ static int aad2(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t, const un
     CHECK(tl == rl, "%s: outl %d, default %d", what, tl, rl);
     compare_state(what, r, t);
     return 1;
-}
-
-/* Data, into separate buffers or in place; compares bytes (unless random_iv), outl and state. */
-static int data2(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t, const unsigned char *in,
-                 size_t len, int inplace)
-{
-    static unsigned char ri[70000], ti[70000], ro[70000], to[70000];
-    unsigned char *rout = inplace ? ri : ro, *tout = inplace ? ti : to;
-    int rl = -1, tl = -1, rr, tr, re, te;
-
-    memcpy(ri, in, len);
-    memcpy(ti, in, len);
-    memset(ri + len, 0xA5, 16);
-    memset(ti + len, 0xA5, 16);
-    memset(ro, 0xA5, len + 16);
-    memset(to, 0xA5, len + 16);
-    RUN(rr, re, EVP_CipherUpdate(r, rout, &rl, ri, (int)len));
-    RUN(tr, te, EVP_CipherUpdate(t, tout, &tl, ti, (int)len));
-    if (!outcome(what, rr, re, tr, te))
-        return 0;
-    CHECK(tl == rl, "%s: outl %d, default %d", what, tl, rl);
-    if (tl == rl && rl >= 0 && !random_iv)
-        CHECK(memcmp(rout, tout, (size_t)rl) == 0, "%s: output differs (%zu bytes): %s vs "
-              "default %s", what, len, hex(tout, (size_t)rl), hex(rout, (size_t)rl));
-    CHECK(tout[len] == 0xA5 && tout[len + 15] == 0xA5, "%s: wrote past the output length", what);
-    compare_state(what, r, t);
-    return 1;
-}
-
-static int final2(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t)
-{
-    unsigned char ro[32], to[32];
-    int rl = -1, tl = -1, rr, tr, re, te, both;
-
-    RUN(rr, re, EVP_CipherFinal_ex(r, ro, &rl));
-    RUN(tr, te, EVP_CipherFinal_ex(t, to, &tl));
-    both = outcome(what, rr, re, tr, te);
-    if (both)
-        CHECK(tl == 0 && rl == 0, "%s: final wrote %d bytes (default %d)", what, tl, rl);
-    compare_state(what, r, t);
-    return both;
 }
 
 /* EVP_CTRL_AEAD_GET_TAG of len bytes from both; compares the tags (unless random_iv). */
@@ -366,25 +299,6 @@ static int ctrl2(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t, int typ
               hex(rb, out_n));
     compare_state(what, r, t);
     return 1;
-}
-
-static int setparams2(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t,
-                      const OSSL_PARAM *p)
-{
-    int rr, tr, re, te;
-
-    RUN(rr, re, EVP_CIPHER_CTX_set_params(r, p));
-    RUN(tr, te, EVP_CIPHER_CTX_set_params(t, p));
-    if (!outcome(what, rr, re, tr, te))
-        return 0;
-    compare_state(what, r, t);
-    return 1;
-}
-
-static void free2(EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t)
-{
-    EVP_CIPHER_CTX_free(r);
-    EVP_CIPHER_CTX_free(t);
 }
 
 /* A whole message on both: AAD, data, final, and on encrypt the 16-byte tag, on decrypt the tag
@@ -455,61 +369,16 @@ static void t_cipher_params(int ki)
     static const char *const need_cs[] = { OSSL_CIPHER_PARAM_AEAD_TAG,
         OSSL_CIPHER_PARAM_AEAD_IVLEN, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD,
         OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, NULL };
-    static const struct { const char *key; int want; } flags[] = {
+    static const struct api_flag flags[] = {
         { OSSL_CIPHER_PARAM_AEAD, 1 }, { OSSL_CIPHER_PARAM_CUSTOM_IV, 1 },
         { OSSL_CIPHER_PARAM_CTS, 0 }, { OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0 },
         { OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0 },
         { "encrypt-then-mac", 0 }, /* 3.6+: the default provider answers it; older ones do not */
     };
-    unsigned int rm = 0, tm = 0;
-    size_t rk = 0, tk = 0, riv = 0, tiv = 0, rb = 0, tb = 0, i;
-    OSSL_PARAM rp[5], tp[5];
-    int rr, tr;
+    static const struct api_cipher_want want = { EVP_CIPH_GCM_MODE, 12, flags,
+        sizeof(flags) / sizeof(flags[0]), need_g, need_cg, need_cs };
 
-    scope = "cipher-params";
-    CHECK(EVP_CIPHER_get_mode(T[ki]) == EVP_CIPH_GCM_MODE, "mode %d", EVP_CIPHER_get_mode(T[ki]));
-    CHECK(EVP_CIPHER_get_key_length(T[ki]) == kbits[ki] / 8, "key length %d",
-          EVP_CIPHER_get_key_length(T[ki]));
-    CHECK(EVP_CIPHER_get_iv_length(T[ki]) == 12 && EVP_CIPHER_get_iv_length(R[ki]) == 12,
-          "iv length %d", EVP_CIPHER_get_iv_length(T[ki]));
-    CHECK(EVP_CIPHER_get_block_size(T[ki]) == 1 && EVP_CIPHER_get_block_size(R[ki]) == 1,
-          "block size %d", EVP_CIPHER_get_block_size(T[ki]));
-    CHECK(EVP_CIPHER_get_flags(T[ki]) == EVP_CIPHER_get_flags(R[ki]), "flags %#lx, default %#lx",
-          (unsigned long)EVP_CIPHER_get_flags(T[ki]), (unsigned long)EVP_CIPHER_get_flags(R[ki]));
-    CHECK(EVP_CIPHER_get_type(T[ki]) == EVP_CIPHER_get_type(R[ki]), "type");
-
-    rp[0] = OSSL_PARAM_construct_uint(OSSL_CIPHER_PARAM_MODE, &rm);
-    rp[1] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_KEYLEN, &rk);
-    rp[2] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_IVLEN, &riv);
-    rp[3] = OSSL_PARAM_construct_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, &rb);
-    rp[4] = OSSL_PARAM_construct_end();
-    memcpy(tp, rp, sizeof(tp));
-    tp[0].data = &tm, tp[1].data = &tk, tp[2].data = &tiv, tp[3].data = &tb;
-    rr = EVP_CIPHER_get_params(R[ki], rp);
-    tr = EVP_CIPHER_get_params(T[ki], tp);
-    CHECK(rr == 1 && tr == 1, "EVP_CIPHER_get_params: %d, default %d", tr, rr);
-    CHECK(tm == rm && tk == rk && tiv == riv && tb == rb && tm == EVP_CIPH_GCM_MODE
-          && tk == (size_t)kbits[ki] / 8 && tiv == 12 && tb == 1,
-          "get_params mode/keylen/ivlen/blocksize %u/%zu/%zu/%zu, default %u/%zu/%zu/%zu",
-          tm, tk, tiv, tb, rm, rk, riv, rb);
-    for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
-        int rv = -1, tv = -1;
-        OSSL_PARAM p[2] = { OSSL_PARAM_int(flags[i].key, &rv), OSSL_PARAM_END };
-
-        rr = EVP_CIPHER_get_params(R[ki], p);
-        p[0].data = &tv;
-        tr = EVP_CIPHER_get_params(T[ki], p);
-        CHECK(tr == 1 && OSSL_PARAM_modified(&p[0]) && tv == flags[i].want
-              && (tv == rv || !has_param(EVP_CIPHER_gettable_params(R[ki]), flags[i].key)),
-              "\"%s\": %d (ok=%d), default %d (ok=%d), want %d", flags[i].key, tv, tr, rv, rr,
-              flags[i].want);
-    }
-    compare_lists("gettable cipher params", EVP_CIPHER_gettable_params(R[ki]),
-                  EVP_CIPHER_gettable_params(T[ki]), need_g);
-    compare_lists("gettable ctx params", EVP_CIPHER_gettable_ctx_params(R[ki]),
-                  EVP_CIPHER_gettable_ctx_params(T[ki]), need_cg);
-    compare_lists("settable ctx params", EVP_CIPHER_settable_ctx_params(R[ki]),
-                  EVP_CIPHER_settable_ctx_params(T[ki]), need_cs);
+    api_cipher_params(ki, &want);
 }
 
 /*
@@ -705,6 +574,28 @@ static void t_ivlen(int ki)
     }
 }
 
+/* The rest of a message after the copy, on the original (who) or the copy: alen bytes of AAD,
+ * then, unless the copy was made after final, len bytes of data and final; sealing, the tag,
+ * into tag_out unless NULL. Returns 1 if the tag was read (always 0 opening). */
+static int copy_finish(const char *who, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t, int enc,
+                       const unsigned char *aad, size_t alen, const unsigned char *in, size_t len,
+                       int after_final, unsigned char *tag_out)
+{
+    char w[64];
+
+    snprintf(w, sizeof(w), "%s: rest of AAD", who);
+    if (alen > 0)
+        aad2(w, r, t, aad, alen);
+    if (!after_final) {
+        snprintf(w, sizeof(w), "%s: rest of data", who);
+        data2(w, r, t, in, len, 0);
+        snprintf(w, sizeof(w), "%s: final", who);
+        final2(w, r, t);
+    }
+    snprintf(w, sizeof(w), "%s: tag", who);
+    return enc && gettag2(w, r, t, 16, tag_out);
+}
+
 /* EVP_CIPHER_CTX_copy mid-AAD, mid-block of data, and after final before the tag is read; the
  * original is freed before the copy finishes (the copy owns its key, H powers and state). */
 static void t_copy(int ki)
@@ -712,7 +603,7 @@ static void t_copy(int ki)
     static const struct { size_t aad_cut, data_cut; int after_final; } cuts[] = {
         { 5, 0, 0 }, { 33, 0, 0 }, { 40, 7, 0 }, { 40, 16, 0 }, { 40, 33, 0 }, { 40, 300, 1 },
     };
-    unsigned char key[32], iv[12], aad[40], msg[300], ct[300], tag[16];
+    unsigned char key[32], iv[12], aad[40], msg[300], ct[300], tag[16], tt[16];
     size_t k;
     int enc;
 
@@ -748,30 +639,15 @@ static void t_copy(int ki)
                 goto next;
             compare_state("the copy", rc, tc);
             /* The original finishes first (it must not disturb the copy)... */
-            if (ac < sizeof(aad))
-                aad2("original: rest of AAD", r, t, aad + ac, sizeof(aad) - ac);
-            if (!cuts[k].after_final) {
-                data2("original: rest of data", r, t, in + dc, sizeof(msg) - dc, 0);
-                final2("original: final", r, t);
-            }
-            if (enc)
-                gettag2("original: tag", r, t, 16, NULL);
+            copy_finish("original", r, t, enc, aad + ac, sizeof(aad) - ac, in + dc,
+                        sizeof(msg) - dc, cuts[k].after_final, NULL);
             /* ...then is freed, and the copy finishes the same message. */
             EVP_CIPHER_CTX_free(t);
             t = NULL;
-            if (ac < sizeof(aad))
-                aad2("copy: rest of AAD", rc, tc, aad + ac, sizeof(aad) - ac);
-            if (!cuts[k].after_final) {
-                data2("copy: rest of data", rc, tc, in + dc, sizeof(msg) - dc, 0);
-                final2("copy: final", rc, tc);
-            }
-            if (enc) {
-                unsigned char tt[16];
-
-                if (gettag2("copy: tag", rc, tc, 16, tt))
-                    CHECK(memcmp(tt, tag, 16) == 0, "%s: the copy's tag differs from default's "
-                          "one shot", what);
-            }
+            if (copy_finish("copy", rc, tc, enc, aad + ac, sizeof(aad) - ac, in + dc,
+                            sizeof(msg) - dc, cuts[k].after_final, tt))
+                CHECK(memcmp(tt, tag, 16) == 0, "%s: the copy's tag differs from default's one "
+                      "shot", what);
         next:
             free2(r, t);
             free2(rc, tc);
@@ -1005,8 +881,7 @@ static void t_iv(int ki)
     ERR_clear_error();
     /* A generated IV is finished at final like any other: no second message without a new one,
      * not even after a re-init that gives none. */
-    EVP_CIPHER_CTX_reset(r);
-    EVP_CIPHER_CTX_reset(t);
+    reset2(r, t);
     if (init2("init key, no IV", r, t, ki, 1, key, NULL, 1)) {
         random_iv = 1;
         message2("first generated-IV seal", r, t, 1, aad, 3, msg, 20, tag);
@@ -1016,22 +891,19 @@ static void t_iv(int ki)
         random_iv = 0;
     }
     /* Decrypting never generates. */
-    EVP_CIPHER_CTX_reset(r);
-    EVP_CIPHER_CTX_reset(t);
+    reset2(r, t);
     if (init2("init decrypt, key, no IV", r, t, ki, 0, key, NULL, 1)) {
         aad2("AAD with no IV when decrypting", r, t, aad, 5);
         data2("data with no IV when decrypting", r, t, msg, 5, 0);
     }
     /* Too short an IV length to generate 96 bits. */
-    EVP_CIPHER_CTX_reset(r);
-    EVP_CIPHER_CTX_reset(t);
+    reset2(r, t);
     if (init2("init cipher", r, t, ki, 1, NULL, NULL, 1)
         && ctrl2("ivlen 8", r, t, EVP_CTRL_AEAD_SET_IVLEN, 8, NULL, 0, 0)
         && init2("key, no IV", r, t, ki, 1, key, NULL, 0))
         data2("data, with ivlen 8 and no IV to generate", r, t, msg, 5, 0);
     /* 16-byte generated IVs. */
-    EVP_CIPHER_CTX_reset(r);
-    EVP_CIPHER_CTX_reset(t);
+    reset2(r, t);
     if (init2("init cipher", r, t, ki, 1, NULL, NULL, 1)
         && ctrl2("ivlen 16", r, t, EVP_CTRL_AEAD_SET_IVLEN, 16, NULL, 0, 0)
         && init2("key, no IV", r, t, ki, 1, key, NULL, 0)) {
@@ -1041,8 +913,7 @@ static void t_iv(int ki)
     }
 
     /* "iv" and "updated-iv": before any IV, after one, after final, into too small a buffer. */
-    EVP_CIPHER_CTX_reset(r);
-    EVP_CIPHER_CTX_reset(t);
+    reset2(r, t);
     if (init2("init cipher only", r, t, ki, 1, NULL, NULL, 1)) {
         struct ctxstate a, b;
 
@@ -1058,15 +929,7 @@ static void t_iv(int ki)
             CHECK(b.ok_iv && b.ivsz == 12 && memcmp(b.iv, iv, 12) == 0, "\"iv\" after init reads "
                   "%s, not the IV given", hex(b.iv, b.ivsz));
             message2("seal", r, t, 1, aad, 5, msg, 33, tag);
-            memset(tb, 0x5A, sizeof(tb));
-            RUN(rr, re, EVP_CIPHER_CTX_get_updated_iv(r, rb, 8));
-            RUN(tr, te, EVP_CIPHER_CTX_get_updated_iv(t, tb, 8));
-            outcome("get_updated_iv into 8 bytes", rr, re, tr, te);
-            CHECK(tb[8] == 0x5A, "get_updated_iv wrote past an 8-byte buffer");
-            RUN(rr, re, EVP_CIPHER_CTX_get_original_iv(r, rb, 8));
-            RUN(tr, te, EVP_CIPHER_CTX_get_original_iv(t, tb, 8));
-            outcome("get_original_iv into 8 bytes", rr, re, tr, te);
-            CHECK(tb[8] == 0x5A, "get_original_iv wrote past an 8-byte buffer");
+            short_iv_reads(r, t);
             RUN(rr, re, EVP_CIPHER_CTX_get_original_iv(r, rb, 12));
             RUN(tr, te, EVP_CIPHER_CTX_get_original_iv(t, tb, 12));
             if (outcome("get_original_iv into 12 bytes", rr, re, tr, te))
@@ -1075,8 +938,7 @@ static void t_iv(int ki)
         }
     }
     /* A new ivlen after the IV was set invalidates it; the same ivlen does not. */
-    EVP_CIPHER_CTX_reset(r);
-    EVP_CIPHER_CTX_reset(t);
+    reset2(r, t);
     if (init2("init key+iv", r, t, ki, 1, key, iv, 1)) {
         size_t sz = 12;
         OSSL_PARAM p[2] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, &sz), OSSL_PARAM_END };
@@ -1091,8 +953,7 @@ static void t_iv(int ki)
             message2("seal with it", r, t, 1, aad, 2, msg, 20, tag);
     }
     /* ivlen set mid-message (default accepts it; compare what follows). */
-    EVP_CIPHER_CTX_reset(r);
-    EVP_CIPHER_CTX_reset(t);
+    reset2(r, t);
     if (init2("init key+iv", r, t, ki, 1, key, iv, 1)) {
         data2("5 bytes", r, t, msg, 5, 0);
         ctrl2("ivlen 16 mid-message", r, t, EVP_CTRL_AEAD_SET_IVLEN, 16, NULL, 0, 0);
@@ -1698,8 +1559,7 @@ static void t_bad(int ki)
             OSSL_PARAM p[2] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, &sz), OSSL_PARAM_END };
             unsigned char tag[16];
 
-            EVP_CIPHER_CTX_reset(r);
-            EVP_CIPHER_CTX_reset(t);
+            reset2(r, t);
             if (!init2("init key+iv", r, t, ki, 1, key, iv, 1))
                 continue;
             snprintf(what, sizeof(what), "%s(%d)", kind == 0 ? "EVP_CIPHER_CTX_set_key_length"
@@ -1745,23 +1605,20 @@ static void t_bad(int ki)
         message2("empty message", r, t, 1, aad, 0, msg, 0, tag);
     }
     /* No key. */
-    EVP_CIPHER_CTX_reset(r);
-    EVP_CIPHER_CTX_reset(t);
+    reset2(r, t);
     if (init2("init iv only", r, t, ki, 1, NULL, iv, 1)) {
         aad2("AAD without a key", r, t, aad, 5);
         data2("data without a key", r, t, msg, 5, 0);
         final2("final without a key", r, t);
         gettag2("get tag without a key", r, t, 16, NULL);
     }
-    EVP_CIPHER_CTX_reset(r);
-    EVP_CIPHER_CTX_reset(t);
+    reset2(r, t);
     if (init2("init cipher only", r, t, ki, 0, NULL, NULL, 1)) {
         data2("decrypt with neither key nor IV", r, t, msg, 5, 0);
         final2("final with neither", r, t);
     }
     /* NULL buffers and odd lengths. */
-    EVP_CIPHER_CTX_reset(r);
-    EVP_CIPHER_CTX_reset(t);
+    reset2(r, t);
     if (init2("init", r, t, ki, 1, key, iv, 1)) {
         RUN(rr, re, EVP_EncryptUpdate(r, NULL, &rl, NULL, 0));
         RUN(tr, te, EVP_EncryptUpdate(t, NULL, &tl, NULL, 0));
@@ -1779,8 +1636,7 @@ static void t_bad(int ki)
             data2("data after in == NULL", r, t, msg, 20, 0);
         }
     }
-    EVP_CIPHER_CTX_reset(r);
-    EVP_CIPHER_CTX_reset(t);
+    reset2(r, t);
     if (init2("init", r, t, ki, 1, key, iv, 1)) {
         unsigned char rb[200], tb[200];
 
@@ -1792,8 +1648,7 @@ static void t_bad(int ki)
         if (outcome("update with out one byte past in", rr, re, tr, te))
             CHECK(memcmp(rb, tb, 65) == 0, "partially overlapping update: output differs");
     }
-    EVP_CIPHER_CTX_reset(r);
-    EVP_CIPHER_CTX_reset(t);
+    reset2(r, t);
     if (init2("init decrypt", r, t, ki, 0, key, iv, 1)) {
         RUN(rr, re, EVP_EncryptUpdate(r, buf, &rl, msg, 16));
         RUN(tr, te, EVP_EncryptUpdate(t, buf, &tl, msg, 16));
@@ -1803,8 +1658,7 @@ static void t_bad(int ki)
         outcome("decrypt update (NULL, NULL, 16)", rr, re, tr, te);
     }
     /* IV length and tag length out of range, on a keyed context mid-message. */
-    EVP_CIPHER_CTX_reset(r);
-    EVP_CIPHER_CTX_reset(t);
+    reset2(r, t);
     if (init2("init decrypt", r, t, ki, 0, key, iv, 1)) {
         static const int ivl[] = { 0, 129, 1000 };
         size_t i;
@@ -1873,14 +1727,14 @@ int main(int argc, char **argv)
 
     /* First, before anything can allocate through OpenSSL (see t_tls13). */
     ok = CRYPTO_set_mem_functions(hook_malloc, hook_realloc, hook_free);
-    tu_rng_seed(&rng, 0x13198a2e03707344u, 0);
+    api_seed(0x13198a2e03707344u);
     if (api_start("gcm_api", argc, argv, &pdef, &ptest) != 0)
         return 1;
     strict_errors = strcmp(tname, "default") != 0;
     scope = "setup";
     CHECK(ok, "CRYPTO_set_mem_functions refused (OpenSSL allocated already)");
 
-    if (!api_fetch_pairs("GCM", T, R))
+    if (!api_fetch_pairs("GCM"))
         goto out;
     for (ki = 0; ki < 3; ki++) {
         int f0 = nfail;
@@ -1905,9 +1759,5 @@ int main(int argc, char **argv)
         printf("gcm_api: AES-%d-GCM: %s\n", kbits[ki], nfail == f0 ? "ok" : "FAILURES");
     }
 out:
-    for (ki = 0; ki < 3; ki++) {
-        EVP_CIPHER_free(T[ki]);
-        EVP_CIPHER_free(R[ki]);
-    }
     return api_finish("gcm_api", pdef, ptest);
 }
