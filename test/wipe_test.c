@@ -514,7 +514,8 @@ static void run_aead(const struct aead_mode *m, const EVP_CIPHER *cipher,
     CHECK(EVP_EncryptUpdate(other, out, &l, msg, m->other) && l == m->other
           && EVP_EncryptFinal_ex(other, out, &l)
           && EVP_CIPHER_CTX_ctrl(other, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0,
-          "%s: %d more bytes, final and tag (the other one)", r.what, m->other);
+          "%s: %d%s bytes, final and tag (the other one)", r.what, m->other,
+          m->before_copy > 0 ? " more" : "");
     run_end(&r, a, b, min_block);
 }
 
