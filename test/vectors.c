@@ -147,6 +147,8 @@ static void vector_free(struct vector *v)
     memset(v, 0, sizeof(*v));
 }
 
+/* Exits (tu_die): what follows a failed check may rely on it, and so may the compilers. */
+__attribute__((noreturn))
 static void parse_error(const char *source, unsigned line, const char *what)
 {
     tu_die("%s:%u: %s", source, line, what);
