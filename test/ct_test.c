@@ -68,18 +68,16 @@ enum {
     S_GCM_ALL = S_ALL | S_HRAW | S_HTABLE | S_ACC,
 };
 
-static const struct {
+/* The cases: which secrets each marks (S_* bits), and its name. */
+struct secret_case {
     unsigned secrets;
     const char *name;
-} cases[] = {
+};
+static const struct secret_case cases[] = {
     {S_ALL, "all"},         {S_RAWKEY, "raw key"}, {S_EXPKEY, "exp key"},
     {S_INPUT, "input"},     {S_COUNTER, "counter"},
 };
-
-static const struct {
-    unsigned secrets;
-    const char *name;
-} gcm_cases[] = {
+static const struct secret_case gcm_cases[] = {
     {S_GCM_ALL, "all"}, {S_EXPKEY, "exp key"}, {S_HRAW, "H"},         {S_HTABLE, "H table"},
     {S_ACC, "acc"},     {S_INPUT, "input"},    {S_COUNTER, "counter"},
 };
@@ -128,10 +126,50 @@ static void secret(const void *p, size_t n, int yes)
         VALGRIND_MAKE_MEM_DEFINED(p, n);
 }
 
-/* After one kernel call: no new memcheck error; the output tainted if a secret flowed into it;
- * then the output defined again and equal to the reference. */
+/* A fresh input for one call: n bytes of src copied to dst, secret if yes (defined if not). */
+static void load(void *dst, const void *src, size_t n, int yes)
+{
+    memcpy(dst, src, n);
+    secret(dst, n, yes);
+}
+
+/* Marks aesfast_key's round keys (rk[], bitsliced[]) secret. */
+static void secret_round_keys(aesfast_key *key)
+{
+    VALGRIND_MAKE_MEM_UNDEFINED(key->rk, sizeof(key->rk));
+    VALGRIND_MAKE_MEM_UNDEFINED(key->bitsliced, sizeof(key->bitsliced));
+}
+
+/* set_key on key size ki, the raw key secret if s has S_RAWKEY (its taint must then reach the
+ * round keys). Returns the number of memcheck errors set_key caused. */
+static unsigned case_key(const aesfast_kernel *k, int ki, unsigned s, aesfast_key *key)
+{
+    const size_t keylen = 16 + 8 * (size_t)ki;
+    uint8_t raw[32];
+    unsigned e;
+
+    memset(key, 0, sizeof(*key));
+    load(raw, raw_keys[ki], keylen, s & S_RAWKEY);
+    e = VALGRIND_COUNT_ERRORS;
+    k->set_key(key, raw, keylen);
+    return VALGRIND_COUNT_ERRORS - e;
+}
+
+/* The buffers of a call on n blocks, so that every count meets its own misalignments: the input
+ * at n % 16, the output at 5n % 16, or in place (returns 1) when n % 7 == 3. */
+static int block_bufs(size_t n, uint8_t **ip, uint8_t **op)
+{
+    const int in_place = n % 7 == 3;
+
+    *ip = inbuf + n % 16;
+    *op = in_place ? *ip : outbuf + (n * 5) % 16;
+    return in_place;
+}
+
+/* After one kernel call: no new memcheck error; the output (out_name: "output", "acc") tainted
+ * if a secret flowed into it; then the output defined again and equal to the reference. */
 static void after_call(unsigned errors_before, const uint8_t *out, const uint8_t *want, size_t n,
-                       int tainted, const char *what)
+                       int tainted, const char *what, const char *out_name)
 {
     unsigned errors = VALGRIND_COUNT_ERRORS - errors_before;
     size_t where = 0;
@@ -140,69 +178,58 @@ static void after_call(unsigned errors_before, const uint8_t *out, const uint8_t
           what, errors);
     if (tainted && n > 0)
         CHECK(all_undefined(out, n, &where),
-              "%s: output byte %zu is (partly) defined: the secrets did not reach it", what,
-              where);
+              "%s: %s byte %zu is (partly) defined: the secrets did not reach it", what,
+              out_name, where);
     VALGRIND_MAKE_MEM_DEFINED(out, n);
-    CHECK(memcmp(out, want, n) == 0, "%s: wrong output", what);
+    CHECK(memcmp(out, want, n) == 0, "%s: wrong %s", what, out_name);
 }
 
 static void run_case(const aesfast_kernel *k, int ki, unsigned s, const char *cname)
 {
     const size_t keylen = 16 + 8 * (size_t)ki;
+    const int key_secret = (s & (S_RAWKEY | S_EXPKEY)) != 0;
     char what[160], w2[200];
-    uint8_t raw[32], in[16], out[16], ctr[16];
+    uint8_t in[16], out[16], ctr[16];
     aesfast_key key;
     size_t where = 0;
     unsigned e;
 
     snprintf(what, sizeof(what), "%s AES-%zu [%s]", k->name, 8 * keylen, cname);
-    memset(&key, 0, sizeof(key));
 
-    /* set_key */
-    memcpy(raw, raw_keys[ki], keylen);
-    secret(raw, keylen, s & S_RAWKEY);
-    e = VALGRIND_COUNT_ERRORS;
-    k->set_key(&key, raw, keylen);
-    CHECK(VALGRIND_COUNT_ERRORS == e, "%s set_key: memcheck reported an error", what);
+    /* set_key (the round keys checked before S_EXPKEY marks them: that would hide a taint that
+     * never came from the raw key) */
+    CHECK(case_key(k, ki, s, &key) == 0, "%s set_key: memcheck reported an error", what);
     CHECK(key.rounds == 6 + keylen / 4, "%s set_key: rounds %u", what, key.rounds);
     if (s & S_RAWKEY)
         CHECK(all_undefined(key.rk, 16 * (key.rounds + 1), &where),
               "%s set_key: round-key byte %zu is (partly) defined", what, where);
-    if (s & S_EXPKEY) {
-        VALGRIND_MAKE_MEM_UNDEFINED(key.rk, sizeof(key.rk));
-        VALGRIND_MAKE_MEM_UNDEFINED(key.bitsliced, sizeof(key.bitsliced));
-    }
-    const int key_secret = (s & (S_RAWKEY | S_EXPKEY)) != 0;
+    if (s & S_EXPKEY)
+        secret_round_keys(&key);
 
     /* encrypt_block, out of place and in place */
-    snprintf(w2, sizeof(w2), "%s encrypt_block", what);
-    memcpy(in, plain, 16);
-    secret(in, 16, s & S_INPUT);
-    e = VALGRIND_COUNT_ERRORS;
-    k->encrypt_block(&key, in, out);
-    after_call(e, out, ref_block[ki], 16, key_secret || (s & S_INPUT), w2);
-    snprintf(w2, sizeof(w2), "%s encrypt_block in place", what);
-    memcpy(out, plain, 16);
-    secret(out, 16, s & S_INPUT);
-    e = VALGRIND_COUNT_ERRORS;
-    k->encrypt_block(&key, out, out);
-    after_call(e, out, ref_block[ki], 16, key_secret || (s & S_INPUT), w2);
+    for (int in_place = 0; in_place <= 1; in_place++) {
+        uint8_t *ip = in_place ? out : in;
+
+        snprintf(w2, sizeof(w2), "%s encrypt_block%s", what, in_place ? " in place" : "");
+        load(ip, plain, 16, s & S_INPUT);
+        e = VALGRIND_COUNT_ERRORS;
+        k->encrypt_block(&key, ip, out);
+        after_call(e, out, ref_block[ki], 16, key_secret || (s & S_INPUT), w2, "output");
+    }
 
     /* ctr32_xor */
     for (size_t c = 0; c < ncounts; c++) {
         const size_t n = counts[c], len = 16 * n;
-        const int in_place = n % 7 == 3;
-        uint8_t *ip = inbuf + n % 16, *op = in_place ? ip : outbuf + (n * 5) % 16;
+        uint8_t *ip, *op;
+        const int in_place = block_bufs(n, &ip, &op);
 
         snprintf(w2, sizeof(w2), "%s ctr32_xor %zu blocks%s", what, n,
                  in_place ? " in place" : "");
-        memcpy(ip, plain, len);
-        secret(ip, len, s & S_INPUT);
-        memcpy(ctr, ctr0, 16);
-        secret(ctr, 16, s & S_COUNTER);
+        load(ip, plain, len, s & S_INPUT);
+        load(ctr, ctr0, 16, s & S_COUNTER);
         e = VALGRIND_COUNT_ERRORS;
         k->ctr32_xor(&key, ctr, ip, op, n);
-        after_call(e, op, ref_ctr[ki], len, 1, w2);
+        after_call(e, op, ref_ctr[ki], len, 1, w2, "output");
     }
 }
 
@@ -215,24 +242,17 @@ static void run_gcm_case(const aesfast_kernel *k, int ki, unsigned s, const char
     const int key_secret = (s & (S_RAWKEY | S_EXPKEY)) != 0;
     const int h_secret = (s & (S_HRAW | S_HTABLE)) != 0;
     char what[160], w2[200];
-    uint8_t raw[32], h[16], acc[16], ctr[16];
+    uint8_t h[16], acc[16], ctr[16];
     aesfast_key key;
-    size_t where = 0;
     unsigned e;
 
     snprintf(what, sizeof(what), "%s AES-%zu GCM [%s]", k->name, 8 * keylen, cname);
-    memset(&key, 0, sizeof(key));
-    memcpy(raw, raw_keys[ki], keylen);
-    secret(raw, keylen, s & S_RAWKEY);
-    k->set_key(&key, raw, keylen);
-    if (s & S_EXPKEY) {
-        VALGRIND_MAKE_MEM_UNDEFINED(key.rk, sizeof(key.rk));
-        VALGRIND_MAKE_MEM_UNDEFINED(key.bitsliced, sizeof(key.bitsliced));
-    }
+    case_key(k, ki, s, &key); /* (run_case checks set_key itself) */
+    if (s & S_EXPKEY)
+        secret_round_keys(&key);
 
     memset(&hkey, 0, sizeof(hkey));
-    memcpy(h, h0, 16);
-    secret(h, 16, s & S_HRAW);
+    load(h, h0, 16, s & S_HRAW);
     e = VALGRIND_COUNT_ERRORS;
     g->hash_init(&hkey, h);
     CHECK(VALGRIND_COUNT_ERRORS == e, "%s hash_init: memcheck reported %u error(s)", what,
@@ -242,20 +262,18 @@ static void run_gcm_case(const aesfast_kernel *k, int ki, unsigned s, const char
 
     for (size_t c = 0; c < ncounts; c++) {
         const size_t n = counts[c], len = 16 * n;
-        const int in_place = n % 7 == 3;
-        uint8_t *ip = inbuf + n % 16, *op = in_place ? ip : outbuf + (n * 5) % 16;
+        uint8_t *ip, *op;
+        const int in_place = block_bufs(n, &ip, &op);
         /* What reaches acc through the hash of n > 0 blocks, and what reaches out. */
         const int hashed = n > 0 && (h_secret || (s & S_INPUT));
         const int out_tainted = key_secret || (s & (S_INPUT | S_COUNTER));
 
         snprintf(w2, sizeof(w2), "%s hash %zu blocks", what, n);
-        memcpy(ip, plain, len);
-        secret(ip, len, s & S_INPUT);
-        memcpy(acc, acc0, 16);
-        secret(acc, 16, s & S_ACC);
+        load(ip, plain, len, s & S_INPUT);
+        load(acc, acc0, 16, s & S_ACC);
         e = VALGRIND_COUNT_ERRORS;
         g->hash(&hkey, acc, ip, n);
-        after_call(e, acc, ref_hash[c], 16, (s & S_ACC) || hashed, w2);
+        after_call(e, acc, ref_hash[c], 16, (s & S_ACC) || hashed, w2, "acc");
 
         for (int open = 0; open <= 1; open++) {
             aesfast_aead_crypt_fn *fn = open ? g->hash_then_ctr : g->ctr_then_hash;
@@ -265,24 +283,13 @@ static void run_gcm_case(const aesfast_kernel *k, int ki, unsigned s, const char
 
             snprintf(w2, sizeof(w2), "%s %s %zu blocks%s", what,
                      open ? "hash_then_ctr" : "ctr_then_hash", n, in_place ? " in place" : "");
-            memcpy(ip, plain, len);
-            secret(ip, len, s & S_INPUT);
-            memcpy(ctr, ctr0, 16);
-            secret(ctr, 16, s & S_COUNTER);
-            memcpy(acc, acc0, 16);
-            secret(acc, 16, s & S_ACC);
+            load(ip, plain, len, s & S_INPUT);
+            load(ctr, ctr0, 16, s & S_COUNTER);
+            load(acc, acc0, 16, s & S_ACC);
             e = VALGRIND_COUNT_ERRORS;
             fn(&key, &hkey, acc, ctr, ip, op, n);
-            CHECK(VALGRIND_COUNT_ERRORS == e, "%s: memcheck reported %u error(s) (secret-dependent "
-                  "branch or address)", w2, VALGRIND_COUNT_ERRORS - e);
-            if (acc_tainted)
-                CHECK(all_undefined(acc, 16, &where),
-                      "%s: acc byte %zu is (partly) defined: the secrets did not reach it", w2,
-                      where);
-            VALGRIND_MAKE_MEM_DEFINED(acc, 16);
-            CHECK(memcmp(acc, open ? ref_hash[c] : ref_seal[ki][c], 16) == 0, "%s: wrong acc",
-                  w2);
-            after_call(VALGRIND_COUNT_ERRORS, op, ref_ctr[ki], len, out_tainted, w2);
+            after_call(e, acc, open ? ref_hash[c] : ref_seal[ki][c], 16, acc_tainted, w2, "acc");
+            after_call(VALGRIND_COUNT_ERRORS, op, ref_ctr[ki], len, out_tainted, w2, "output");
             VALGRIND_MAKE_MEM_DEFINED(ctr, 16);
             CHECK(memcmp(ctr, ctr0, 16) == 0, "%s: the counter block changed", w2);
         }
@@ -309,16 +316,14 @@ static void run_gcmsiv_case(const aesfast_kernel *k, int ki)
     aesfast_kernel_by_name("generic")->set_key(&key_ref, raw_keys[ki], keylen);
     ref->hash_init(&hk_ref, h0);
     k->set_key(&key, raw_keys[ki], keylen);
-    memcpy(h, h0, 16);
-    secret(h, 16, 1);
+    load(h, h0, 16, 1);
     memset(&hkey, 0, sizeof(hkey));
     e = VALGRIND_COUNT_ERRORS;
     g->hash_init(&hkey, h);
     CHECK(VALGRIND_COUNT_ERRORS == e, "%s AES-%zu GCM-SIV polyval_init: memcheck reported %u "
           "error(s)", k->name, 8 * keylen, VALGRIND_COUNT_ERRORS - e);
     VALGRIND_MAKE_MEM_UNDEFINED(&hkey, sizeof(hkey));
-    VALGRIND_MAKE_MEM_UNDEFINED(key.rk, sizeof(key.rk));
-    VALGRIND_MAKE_MEM_UNDEFINED(key.bitsliced, sizeof(key.bitsliced));
+    secret_round_keys(&key);
     for (size_t c = 0; c < sizeof(siv_counts) / sizeof(siv_counts[0]); c++) {
         const size_t n = siv_counts[c], len = 16 * n;
         uint8_t *ip = inbuf + n % 16, *op = outbuf + (n * 3) % 16;
@@ -326,42 +331,37 @@ static void run_gcmsiv_case(const aesfast_kernel *k, int ki)
         /* polyval */
         memcpy(want_acc, acc0, 16);
         ref->hash(&hk_ref, want_acc, plain, n);
-        memcpy(ip, plain, len);
-        secret(ip, len, 1);
-        memcpy(acc, acc0, 16);
-        secret(acc, 16, 1);
+        load(ip, plain, len, 1);
+        load(acc, acc0, 16, 1);
         snprintf(what, sizeof(what), "%s AES-%zu GCM-SIV polyval %zu blocks", k->name,
                  8 * keylen, n);
         e = VALGRIND_COUNT_ERRORS;
         g->hash(&hkey, acc, ip, n);
-        after_call(e, acc, want_acc, 16, 1, what);
+        after_call(e, acc, want_acc, 16, 1, what, "acc");
         /* ctr32le_xor (its counter word wraps after 5 blocks) */
         memcpy(ctr, ctr0, 16);
         ctr[0] = 0xfb, ctr[1] = ctr[2] = ctr[3] = 0xff;
         ref->ctr(&key_ref, ctr, plain, want, n);
-        memcpy(ip, plain, len);
-        secret(ip, len, 1);
+        load(ip, plain, len, 1);
         secret(ctr, 16, 1);
         snprintf(what, sizeof(what), "%s AES-%zu GCM-SIV ctr32le_xor %zu blocks", k->name,
                  8 * keylen, n);
         e = VALGRIND_COUNT_ERRORS;
         g->ctr(&key, ctr, ip, op, n);
-        after_call(e, op, want, len, n > 0, what);
+        after_call(e, op, want, len, n > 0, what, "output");
         /* the stitched open, in place */
         VALGRIND_MAKE_MEM_DEFINED(ctr, 16);
         memcpy(want_acc, acc0, 16);
         ref->ctr_then_hash(&key_ref, &hk_ref, want_acc, ctr, plain, want, n);
-        memcpy(ip, plain, len);
-        secret(ip, len, 1);
+        load(ip, plain, len, 1);
         secret(ctr, 16, 1);
-        memcpy(acc, acc0, 16);
-        secret(acc, 16, 1);
+        load(acc, acc0, 16, 1);
         snprintf(what, sizeof(what), "%s AES-%zu GCM-SIV ctr_then_hash %zu blocks", k->name,
                  8 * keylen, n);
         e = VALGRIND_COUNT_ERRORS;
         g->ctr_then_hash(&key, &hkey, acc, ctr, ip, ip, n);
-        after_call(e, ip, want, len, n > 0, what);
-        after_call(VALGRIND_COUNT_ERRORS, acc, want_acc, 16, 1, what);
+        after_call(e, ip, want, len, n > 0, what, "output");
+        after_call(VALGRIND_COUNT_ERRORS, acc, want_acc, 16, 1, what, "acc");
         VALGRIND_MAKE_MEM_DEFINED(ctr, 16);
     }
     VALGRIND_MAKE_MEM_DEFINED(&hkey, sizeof(hkey));
@@ -385,9 +385,9 @@ static void run_gcmsiv_case(const aesfast_kernel *k, int ki)
         snprintf(what, sizeof(what), "%s AES-%zu GCM-SIV gcmsiv_derive", k->name, 8 * keylen);
         e = VALGRIND_COUNT_ERRORS;
         k->gcmsiv_derive(&key, nonce, &ek, auth);
-        after_call(e, ek.rk, ek_ref.rk, 16 * (ek_ref.rounds + 1), 1, what);
+        after_call(e, ek.rk, ek_ref.rk, 16 * (ek_ref.rounds + 1), 1, what, "round-key");
         memcpy(blocks + 8, blocks + 16, 8); /* the authentication key: blocks 0 and 1, 8 bytes each */
-        after_call(VALGRIND_COUNT_ERRORS, auth, blocks, 16, 1, what);
+        after_call(VALGRIND_COUNT_ERRORS, auth, blocks, 16, 1, what, "authentication key");
     }
 }
 
@@ -456,23 +456,29 @@ static void setup(void)
     }
 }
 
+/* fn (run_case, run_gcm_case) on tier k for every key size and each of the n cases. */
+static void run_cases(const aesfast_kernel *k,
+                      void (*fn)(const aesfast_kernel *k, int ki, unsigned s, const char *cname),
+                      const struct secret_case *cs, size_t n)
+{
+    for (int ki = 0; ki < 3; ki++)
+        for (size_t c = 0; c < n; c++)
+            fn(k, ki, cs[c].secrets, cs[c].name);
+}
+
 /* Every check on one tier (CPUID, as memcheck presents it, says this CPU runs it). */
 static void test_tier(const aesfast_kernel *k)
 {
     int f0 = check_failed, p0 = check_passed;
 
     check_fips197(k);
-    for (int ki = 0; ki < 3; ki++)
-        for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
-            run_case(k, ki, cases[c].secrets, cases[c].name);
+    run_cases(k, run_case, cases, sizeof(cases) / sizeof(cases[0]));
     printf("ct_test: %-12s set_key, encrypt_block, ctr32_xor x AES-128/192/256 x "
            "%zu block counts (0..40, 100, %d) x secrets {all, raw key, exp key, input, "
            "counter}: %s (%d checks)\n", k->name, ncounts, MAXBLOCKS,
            check_failed == f0 ? "ok" : "FAILED", check_passed + check_failed - p0 - f0);
     f0 = check_failed, p0 = check_passed;
-    for (int ki = 0; ki < 3; ki++)
-        for (size_t c = 0; c < sizeof(gcm_cases) / sizeof(gcm_cases[0]); c++)
-            run_gcm_case(k, ki, gcm_cases[c].secrets, gcm_cases[c].name);
+    run_cases(k, run_gcm_case, gcm_cases, sizeof(gcm_cases) / sizeof(gcm_cases[0]));
     printf("ct_test: %-12s gcm hash_init, hash, ctr_then_hash, hash_then_ctr x AES-128/192/256 "
            "x %zu block counts x secrets {all, exp key, H, H table, acc, input, counter}: %s "
            "(%d checks)\n", k->name, ncounts, check_failed == f0 ? "ok" : "FAILED",

@@ -37,6 +37,7 @@
  * Prints "wipe_test: N passed, M failed"; exits 0 or 1. Single-threaded by design: the hooks'
  * table has no lock.
  */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,15 +125,42 @@ static unsigned long scanned_blocks, found_blocks;
 static size_t largest_freed;           /* largest block freed since the last reset */
 static int planted;                    /* in the self-test: hits are expected */
 
-static void add_pattern(const unsigned char *p, const char *name)
+/* Adds the 16 bytes at p as a pattern, named by fmt and what follows. */
+__attribute__((format(printf, 2, 3)))
+static void add_pattern(const unsigned char *p, const char *fmt, ...)
 {
+    va_list ap;
+
     if (npatterns == MAX_PATTERNS) {
         fprintf(stderr, "wipe_test: too many patterns\n");
         abort();
     }
     memcpy(patterns[npatterns], p, 16);
-    snprintf(pattern_names[npatterns], sizeof(pattern_names[0]), "%s", name);
+    va_start(ap, fmt);
+    vsnprintf(pattern_names[npatterns], sizeof(pattern_names[0]), fmt, ap);
+    va_end(ap);
     npatterns++;
+}
+
+/* Patterns from two tables of n bytes that the two keys (or messages) of a run give: each
+ * 16-byte window where the two differ (so no constant of the tier's layout becomes a pattern)
+ * and that holds at least 12 non-zero bytes, named "WHOSE N's WHAT, bytes A..B". */
+static void add_windows(const unsigned char *t1, const unsigned char *t2, size_t n,
+                        const char *whose, const char *what)
+{
+    for (size_t w = 0; w + 16 <= n && npatterns + 2 <= MAX_PATTERNS - 8; w += 16) {
+        if (memcmp(t1 + w, t2 + w, 16) == 0)
+            continue;
+        for (int i = 0; i < 2; i++) {
+            const unsigned char *p = (i ? t2 : t1) + w;
+            int nz = 0;
+
+            for (int b = 0; b < 16; b++)
+                nz += p[b] != 0;
+            if (nz >= 12)
+                add_pattern(p, "%s %d's %s, bytes %zu..%zu", whose, i + 1, what, w, w + 15);
+        }
+    }
 }
 
 /* Scans a block about to be released; reports and counts it if it holds a key pattern. */
@@ -266,52 +294,76 @@ static void free_ctx(EVP_CIPHER_CTX *ctx, const char *what, size_t min_block)
           largest_freed);
 }
 
-/*
- * One key size: new context, 37 bytes, copy, re-key one of the two in place (rekey_copy picks
- * which), a few more bytes on both, free both. Returns the number of leaking blocks seen.
- */
-static unsigned long run(const EVP_CIPHER *cipher, int bits, int rekey_copy, size_t min_block)
-{
-    unsigned char key1[32], key2[32], iv1[16], iv2[16], msg[64], out[64];
-    EVP_CIPHER_CTX *a = EVP_CIPHER_CTX_new(), *b = EVP_CIPHER_CTX_new(), *re;
-    unsigned long before = found_blocks;
-    int first = npatterns, l = 0;
+/* One run (a mode, a key size, which context is re-keyed): its name for the messages, the leak
+ * count and pattern table before it, and its two keys, on the caller's stack (never a freed heap
+ * block). */
+struct run {
     char what[96];
+    unsigned long before;
+    int first;
+    unsigned char key1[32], key2[32];
+};
 
-    random_bytes(key1, sizeof(key1));
-    random_bytes(key2, sizeof(key2));
+/* Starts a run, named by fmt: two random keys, as patterns (the first 16 bytes of each, which
+ * every tier stores as round key 0, and bytes 16..31 of a 256-bit key, round key 1). */
+__attribute__((format(printf, 3, 4)))
+static void run_begin(struct run *r, int bits, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(r->what, sizeof(r->what), fmt, ap);
+    va_end(ap);
+    r->before = found_blocks;
+    r->first = npatterns;
+    random_bytes(r->key1, sizeof(r->key1));
+    random_bytes(r->key2, sizeof(r->key2));
+    add_pattern(r->key1, "the first key (bytes 0..15)");
+    add_pattern(r->key2, "the new key (bytes 0..15)");
+    if (bits == 256) {
+        add_pattern(r->key1 + 16, "the first key (bytes 16..31)");
+        add_pattern(r->key2 + 16, "the new key (bytes 16..31)");
+    }
+}
+
+/* Ends a run: frees its two contexts and checks that no block freed since run_begin held a
+ * pattern; then forgets the run's patterns and keys. */
+static void run_end(struct run *r, EVP_CIPHER_CTX *a, EVP_CIPHER_CTX *b, size_t min_block)
+{
+    ERR_print_errors_fp(stdout);
+    free_ctx(a, r->what, min_block);
+    free_ctx(b, r->what, min_block);
+    CHECK(found_blocks == r->before, "%s: %lu freed block(s) still held key material", r->what,
+          found_blocks - r->before);
+    npatterns = r->first;
+    OPENSSL_cleanse(r->key1, sizeof(r->key1));
+    OPENSSL_cleanse(r->key2, sizeof(r->key2));
+}
+
+/* AES-CTR, one key size: new context, 37 bytes, copy, re-key one of the two in place
+ * (rekey_copy picks which), a few more bytes on both, free both. */
+static void run_ctr(const EVP_CIPHER *cipher, int bits, int rekey_copy, size_t min_block)
+{
+    unsigned char iv1[16], iv2[16], msg[64], out[64];
+    EVP_CIPHER_CTX *a = EVP_CIPHER_CTX_new(), *b = EVP_CIPHER_CTX_new();
+    struct run r;
+    int l = 0;
+
+    run_begin(&r, bits, "AES-%d, re-keying the %s", bits, rekey_copy ? "copy" : "original");
     random_bytes(iv1, sizeof(iv1));
     random_bytes(iv2, sizeof(iv2));
     random_bytes(msg, sizeof(msg));
-    add_pattern(key1, "the first key (bytes 0..15)");
-    add_pattern(key2, "the new key (bytes 0..15)");
-    if (bits == 256) {
-        add_pattern(key1 + 16, "the first key (bytes 16..31)");
-        add_pattern(key2 + 16, "the new key (bytes 16..31)");
-    }
-
-    snprintf(what, sizeof(what), "AES-%d, re-keying the %s", bits, rekey_copy ? "copy" : "original");
-    CHECK(a != NULL && b != NULL, "%s: EVP_CIPHER_CTX_new", what);
-    CHECK(EVP_EncryptInit_ex2(a, cipher, key1, iv1, NULL), "%s: init", what);
-    CHECK(EVP_EncryptUpdate(a, out, &l, msg, 37) && l == 37, "%s: 37 bytes", what);
-    CHECK(EVP_CIPHER_CTX_copy(b, a), "%s: EVP_CIPHER_CTX_copy", what);
+    CHECK(a != NULL && b != NULL, "%s: EVP_CIPHER_CTX_new", r.what);
+    CHECK(EVP_EncryptInit_ex2(a, cipher, r.key1, iv1, NULL), "%s: init", r.what);
+    CHECK(EVP_EncryptUpdate(a, out, &l, msg, 37) && l == 37, "%s: 37 bytes", r.what);
+    CHECK(EVP_CIPHER_CTX_copy(b, a), "%s: EVP_CIPHER_CTX_copy", r.what);
     /* No cipher named: libcrypto keeps the provider context and the provider re-keys it. */
-    re = rekey_copy ? b : a;
-    CHECK(EVP_EncryptInit_ex2(re, NULL, key2, iv2, NULL), "%s: re-init with a new key", what);
+    CHECK(EVP_EncryptInit_ex2(rekey_copy ? b : a, NULL, r.key2, iv2, NULL),
+          "%s: re-init with a new key", r.what);
     CHECK(EVP_EncryptUpdate(a, out, &l, msg, 11) && l == 11, "%s: 11 more bytes (original)",
-          what);
-    CHECK(EVP_EncryptUpdate(b, out, &l, msg, 13) && l == 13, "%s: 13 more bytes (copy)", what);
-    ERR_print_errors_fp(stdout);
-
-    free_ctx(a, what, min_block);
-    free_ctx(b, what, min_block);
-    CHECK(found_blocks == before, "%s: %lu freed block(s) still held key material", what,
-          found_blocks - before);
-
-    npatterns = first;                   /* forget the keys: the stack buffers die here */
-    OPENSSL_cleanse(key1, sizeof(key1));
-    OPENSSL_cleanse(key2, sizeof(key2));
-    return found_blocks - before;
+          r.what);
+    CHECK(EVP_EncryptUpdate(b, out, &l, msg, 13) && l == 13, "%s: 13 more bytes (copy)", r.what);
+    run_end(&r, a, b, min_block);
 }
 
 /* ---- AES-GCM ------------------------------------------------------------------------------ */
@@ -339,97 +391,22 @@ static void gcm_derive(const aesfast_kernel *k, gcm_secrets *g, const unsigned c
     k->encrypt_block(&g->ks, j0, g->ekj0);
 }
 
-/* The patterns of key 1 and key 2's secrets; table windows only where the two tables differ
- * (so no constant of the tier's layout becomes a pattern), and with at least 12 non-zero bytes. */
-static void gcm_patterns(const gcm_secrets *g1, const gcm_secrets *g2)
+/* The patterns of the secrets of key[i] and iv[i], i = 0, 1: H, the GHASH state, E(K, J0) and
+ * windows of the table of H's powers. Static storage, wiped once the patterns are taken. */
+static void gcm_add_secrets(const aesfast_kernel *k, size_t keylen,
+                            const unsigned char *const key[2], const unsigned char *const iv[2],
+                            const unsigned char aad[16])
 {
-    const gcm_secrets *g[2] = {g1, g2};
-    char name[48];
-    int w, i;
+    static gcm_secrets g[2];
 
-    for (i = 0; i < 2; i++) {
-        snprintf(name, sizeof(name), "H of key %d", i + 1);
-        add_pattern(g[i]->h, name);
-        snprintf(name, sizeof(name), "the GHASH state under key %d", i + 1);
-        add_pattern(g[i]->acc, name);
-        snprintf(name, sizeof(name), "E(K, J0) of key %d", i + 1);
-        add_pattern(g[i]->ekj0, name);
+    for (int i = 0; i < 2; i++) {
+        gcm_derive(k, &g[i], key[i], keylen, iv[i], aad);
+        add_pattern(g[i].h, "H of key %d", i + 1);
+        add_pattern(g[i].acc, "the GHASH state under key %d", i + 1);
+        add_pattern(g[i].ekj0, "E(K, J0) of key %d", i + 1);
     }
-    for (w = 0; w + 16 <= AESFAST_HASH_KEY_BYTES && npatterns + 2 <= MAX_PATTERNS - 8; w += 16) {
-        if (memcmp(g1->hk.tbl + w, g2->hk.tbl + w, 16) == 0)
-            continue;
-        for (i = 0; i < 2; i++) {
-            int nz = 0, b;
-
-            for (b = 0; b < 16; b++)
-                nz += g[i]->hk.tbl[w + b] != 0;
-            if (nz < 12)
-                continue;
-            snprintf(name, sizeof(name), "key %d's hash key table, bytes %d..%d", i + 1, w, w + 15);
-            add_pattern(g[i]->hk.tbl + w, name);
-        }
-    }
-}
-
-static unsigned long run_gcm(const EVP_CIPHER *cipher, const aesfast_kernel *k, int bits,
-                             int rekey_copy, size_t min_block)
-{
-    unsigned char key1[32], key2[32], iv1[12], iv2[12], aad[16], msg[64], out[64], tag[16];
-    static gcm_secrets g1, g2;
-    EVP_CIPHER_CTX *a = EVP_CIPHER_CTX_new(), *b = EVP_CIPHER_CTX_new(), *c = EVP_CIPHER_CTX_new();
-    EVP_CIPHER_CTX *re, *other;
-    unsigned long before = found_blocks;
-    int first = npatterns, l = 0;
-    char what[96];
-
-    random_bytes(key1, sizeof(key1));
-    random_bytes(key2, sizeof(key2));
-    random_bytes(iv1, sizeof(iv1));
-    random_bytes(iv2, sizeof(iv2));
-    random_bytes(aad, sizeof(aad));
-    random_bytes(msg, sizeof(msg));
-    gcm_derive(k, &g1, key1, (size_t)bits / 8, iv1, aad);
-    gcm_derive(k, &g2, key2, (size_t)bits / 8, iv2, aad);
-    add_pattern(key1, "the first key (bytes 0..15)");
-    add_pattern(key2, "the new key (bytes 0..15)");
-    if (bits == 256) {
-        add_pattern(key1 + 16, "the first key (bytes 16..31)");
-        add_pattern(key2 + 16, "the new key (bytes 16..31)");
-    }
-    gcm_patterns(&g1, &g2);
-
-    snprintf(what, sizeof(what), "AES-%d-GCM, re-keying the %s", bits,
-             rekey_copy ? "copy" : "original");
-    CHECK(a != NULL && b != NULL && c != NULL, "%s: EVP_CIPHER_CTX_new", what);
-    CHECK(EVP_EncryptInit_ex2(a, cipher, key1, iv1, NULL), "%s: init", what);
-    CHECK(EVP_EncryptUpdate(a, NULL, &l, aad, 16) && l == 16, "%s: 16 bytes of AAD", what);
-    /* A copy holding key, H, its powers and the GHASH state, freed at once. */
-    CHECK(EVP_CIPHER_CTX_copy(c, a), "%s: EVP_CIPHER_CTX_copy after the AAD", what);
-    free_ctx(c, what, min_block);
-    CHECK(EVP_EncryptUpdate(a, out, &l, msg, 37) && l == 37, "%s: 37 bytes", what);
-    CHECK(EVP_CIPHER_CTX_copy(b, a), "%s: EVP_CIPHER_CTX_copy after the data", what);
-    re = rekey_copy ? b : a;
-    other = rekey_copy ? a : b;
-    CHECK(EVP_EncryptInit_ex2(re, NULL, key2, iv2, NULL), "%s: re-init with a new key", what);
-    CHECK(EVP_EncryptUpdate(re, NULL, &l, aad, 16) && EVP_EncryptUpdate(re, out, &l, msg, 13)
-          && l == 13, "%s: AAD and 13 bytes under the new key", what);
-    CHECK(EVP_EncryptUpdate(other, out, &l, msg, 11) && l == 11
-          && EVP_EncryptFinal_ex(other, out, &l)
-          && EVP_CIPHER_CTX_ctrl(other, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0,
-          "%s: 11 more bytes, final and tag (the other one)", what);
-    ERR_print_errors_fp(stdout);
-
-    free_ctx(a, what, min_block);
-    free_ctx(b, what, min_block);
-    CHECK(found_blocks == before, "%s: %lu freed block(s) still held key material", what,
-          found_blocks - before);
-
-    npatterns = first;
-    OPENSSL_cleanse(key1, sizeof(key1));
-    OPENSSL_cleanse(key2, sizeof(key2));
-    OPENSSL_cleanse(&g1, sizeof(g1));
-    OPENSSL_cleanse(&g2, sizeof(g2));
-    return found_blocks - before;
+    add_windows(g[0].hk.tbl, g[1].hk.tbl, sizeof(g[0].hk.tbl), "key", "hash key table");
+    OPENSSL_cleanse(g, sizeof(g));
 }
 
 /* ---- AES-GCM-SIV ------------------------------------------------------------------------- */
@@ -463,119 +440,112 @@ static void siv_derive(const aesfast_kernel *k, siv_secrets *g, const unsigned c
     OPENSSL_cleanse(ks, sizeof(ks));
 }
 
-/* Patterns: the derived keys, the POLYVAL state, 16-byte windows of the encryption key's round
- * keys and of the POLYVAL table where the two messages' differ and hold >= 12 non-zero bytes. */
-static void siv_patterns(const siv_secrets *g1, const siv_secrets *g2, size_t keylen)
+/* The patterns of the secrets of key[i] and nonce[i], i = 0, 1: the derived keys, the POLYVAL
+ * state, and windows of the encryption key's round keys and of the POLYVAL table. */
+static void siv_add_secrets(const aesfast_kernel *k, size_t keylen,
+                            const unsigned char *const key[2], const unsigned char *const nonce[2],
+                            const unsigned char aad[16])
 {
-    const siv_secrets *g[2] = {g1, g2};
-    char name[64];
+    static siv_secrets g[2];
 
     for (int i = 0; i < 2; i++) {
-        snprintf(name, sizeof(name), "message %d's authentication key", i + 1);
-        add_pattern(g[i]->auth, name);
-        snprintf(name, sizeof(name), "message %d's encryption key", i + 1);
-        add_pattern(g[i]->enckey, name);
-        if (keylen == 32) {
-            snprintf(name, sizeof(name), "message %d's encryption key (bytes 16..31)", i + 1);
-            add_pattern(g[i]->enckey + 16, name);
-        }
-        snprintf(name, sizeof(name), "message %d's POLYVAL state", i + 1);
-        add_pattern(g[i]->acc, name);
+        siv_derive(k, &g[i], key[i], keylen, nonce[i], aad);
+        add_pattern(g[i].auth, "message %d's authentication key", i + 1);
+        add_pattern(g[i].enckey, "message %d's encryption key", i + 1);
+        if (keylen == 32)
+            add_pattern(g[i].enckey + 16, "message %d's encryption key (bytes 16..31)", i + 1);
+        add_pattern(g[i].acc, "message %d's POLYVAL state", i + 1);
     }
-    const struct {
-        const unsigned char *a, *b;
-        size_t n;
-        const char *what;
-    } areas[] = {
-        {g1->enc.rk, g2->enc.rk, sizeof(g1->enc.rk), "encryption round keys"},
-        {g1->hk.tbl, g2->hk.tbl, sizeof(g1->hk.tbl), "POLYVAL table"},
-    };
-    for (size_t a = 0; a < 2; a++)
-        for (size_t w = 0; w + 16 <= areas[a].n && npatterns + 2 <= MAX_PATTERNS - 8; w += 16) {
-            if (memcmp(areas[a].a + w, areas[a].b + w, 16) == 0)
-                continue;
-            for (int i = 0; i < 2; i++) {
-                const unsigned char *p = (i ? areas[a].b : areas[a].a) + w;
-                int nz = 0;
-
-                for (int b = 0; b < 16; b++)
-                    nz += p[b] != 0;
-                if (nz < 12)
-                    continue;
-                snprintf(name, sizeof(name), "message %d's %s, bytes %zu..%zu", i + 1,
-                         areas[a].what, w, w + 15);
-                add_pattern(p, name);
-            }
-        }
+    add_windows(g[0].enc.rk, g[1].enc.rk, sizeof(g[0].enc.rk), "message",
+                "encryption round keys");
+    add_windows(g[0].hk.tbl, g[1].hk.tbl, sizeof(g[0].hk.tbl), "message", "POLYVAL table");
+    OPENSSL_cleanse(g, sizeof(g));
 }
 
-static unsigned long run_gcmsiv(const EVP_CIPHER *cipher, const aesfast_kernel *k, int bits,
-                                int rekey_copy, size_t min_block)
-{
-    unsigned char key1[32], key2[32], n1[12], n2[12], aad[16], msg[64], out[64], tag[16];
-    static siv_secrets g1, g2;
-    EVP_CIPHER_CTX *a = EVP_CIPHER_CTX_new(), *b = EVP_CIPHER_CTX_new(), *c = EVP_CIPHER_CTX_new();
-    unsigned long before = found_blocks;
-    int first = npatterns, l = 0;
-    char what[96];
+/* ---- The AEAD run ------------------------------------------------------------------------- */
 
-    random_bytes(key1, sizeof(key1));
-    random_bytes(key2, sizeof(key2));
-    random_bytes(n1, sizeof(n1));
-    random_bytes(n2, sizeof(n2));
+/* What sets GCM and GCM-SIV apart in a run. GCM-SIV takes its message in one data update: its
+ * second copy is made after the AAD too, and each context then encrypts a whole message. */
+static const struct aead_mode {
+    const char *name;
+    void (*add_secrets)(const aesfast_kernel *k, size_t keylen, const unsigned char *const key[2],
+                        const unsigned char *const iv[2], const unsigned char aad[16]);
+    int before_copy;    /* bytes the first context encrypts before the second copy (0: none) */
+    int rekeyed, other; /* then: bytes under the new key, and in the context not re-keyed */
+} gcm = {"GCM", gcm_add_secrets, 37, 13, 11}, gcmsiv = {"GCM-SIV", siv_add_secrets, 0, 37, 37};
+
+/*
+ * One key size (the top of this file): key 1 and 16 bytes of AAD; a copy freed at once (it holds
+ * key, hash key, table and hash state); the second copy; one of the two (rekey_copy picks which)
+ * re-keyed in place with key 2, AAD and data; the other finishes its message; both freed.
+ */
+static void run_aead(const struct aead_mode *m, const EVP_CIPHER *cipher,
+                     const aesfast_kernel *k, int bits, int rekey_copy, size_t min_block)
+{
+    unsigned char iv1[12], iv2[12], aad[16], msg[64], out[64], tag[16];
+    EVP_CIPHER_CTX *a = EVP_CIPHER_CTX_new(), *b = EVP_CIPHER_CTX_new(), *c = EVP_CIPHER_CTX_new();
+    EVP_CIPHER_CTX *re = rekey_copy ? b : a, *other = rekey_copy ? a : b;
+    struct run r;
+    int l = 0;
+
+    run_begin(&r, bits, "AES-%d-%s, re-keying the %s", bits, m->name,
+              rekey_copy ? "copy" : "original");
+    random_bytes(iv1, sizeof(iv1));
+    random_bytes(iv2, sizeof(iv2));
     random_bytes(aad, sizeof(aad));
     random_bytes(msg, sizeof(msg));
-    siv_derive(k, &g1, key1, (size_t)bits / 8, n1, aad);
-    siv_derive(k, &g2, key2, (size_t)bits / 8, n2, aad);
-    add_pattern(key1, "the first key (bytes 0..15)");
-    add_pattern(key2, "the new key (bytes 0..15)");
-    if (bits == 256) {
-        add_pattern(key1 + 16, "the first key (bytes 16..31)");
-        add_pattern(key2 + 16, "the new key (bytes 16..31)");
-    }
-    siv_patterns(&g1, &g2, (size_t)bits / 8);
+    const unsigned char *keys[2] = {r.key1, r.key2}, *ivs[2] = {iv1, iv2};
+    m->add_secrets(k, (size_t)bits / 8, keys, ivs, aad);
 
-    snprintf(what, sizeof(what), "AES-%d-GCM-SIV, re-keying the %s", bits,
-             rekey_copy ? "copy" : "original");
-    CHECK(a != NULL && b != NULL && c != NULL, "%s: EVP_CIPHER_CTX_new", what);
-    CHECK(EVP_EncryptInit_ex2(a, cipher, key1, n1, NULL), "%s: init", what);
-    CHECK(EVP_EncryptUpdate(a, NULL, &l, aad, 16) && l == 16, "%s: 16 bytes of AAD", what);
-    CHECK(EVP_CIPHER_CTX_copy(c, a), "%s: EVP_CIPHER_CTX_copy after the AAD", what);
-    free_ctx(c, what, min_block);
-    CHECK(EVP_CIPHER_CTX_copy(b, a), "%s: a second copy", what);
-    EVP_CIPHER_CTX *re = rekey_copy ? b : a, *other = rekey_copy ? a : b;
-    CHECK(EVP_EncryptInit_ex2(re, NULL, key2, n2, NULL), "%s: re-init with a new key", what);
-    CHECK(EVP_EncryptUpdate(re, NULL, &l, aad, 16) && EVP_EncryptUpdate(re, out, &l, msg, 37)
-          && l == 37, "%s: AAD and 37 bytes under the new key", what);
-    CHECK(EVP_EncryptUpdate(other, out, &l, msg, 37) && l == 37
+    CHECK(a != NULL && b != NULL && c != NULL, "%s: EVP_CIPHER_CTX_new", r.what);
+    CHECK(EVP_EncryptInit_ex2(a, cipher, r.key1, iv1, NULL), "%s: init", r.what);
+    CHECK(EVP_EncryptUpdate(a, NULL, &l, aad, 16) && l == 16, "%s: 16 bytes of AAD", r.what);
+    CHECK(EVP_CIPHER_CTX_copy(c, a), "%s: EVP_CIPHER_CTX_copy after the AAD", r.what);
+    free_ctx(c, r.what, min_block);
+    if (m->before_copy > 0)
+        CHECK(EVP_EncryptUpdate(a, out, &l, msg, m->before_copy) && l == m->before_copy,
+              "%s: %d bytes", r.what, m->before_copy);
+    CHECK(EVP_CIPHER_CTX_copy(b, a), "%s: the second EVP_CIPHER_CTX_copy (after the %s)", r.what,
+          m->before_copy > 0 ? "data" : "AAD");
+    CHECK(EVP_EncryptInit_ex2(re, NULL, r.key2, iv2, NULL), "%s: re-init with a new key", r.what);
+    CHECK(EVP_EncryptUpdate(re, NULL, &l, aad, 16)
+          && EVP_EncryptUpdate(re, out, &l, msg, m->rekeyed) && l == m->rekeyed,
+          "%s: AAD and %d bytes under the new key", r.what, m->rekeyed);
+    CHECK(EVP_EncryptUpdate(other, out, &l, msg, m->other) && l == m->other
           && EVP_EncryptFinal_ex(other, out, &l)
           && EVP_CIPHER_CTX_ctrl(other, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0,
-          "%s: 37 bytes, final and tag (the other one)", what);
-    ERR_print_errors_fp(stdout);
+          "%s: %d%s bytes, final and tag (the other one)", r.what, m->other,
+          m->before_copy > 0 ? " more" : "");
+    run_end(&r, a, b, min_block);
+}
 
-    free_ctx(a, what, min_block);
-    free_ctx(b, what, min_block);
-    CHECK(found_blocks == before, "%s: %lu freed block(s) still held key material", what,
-          found_blocks - before);
+/* Both runs of a mode (re-keying the original, then the copy) on each key size: AES-CTR if m is
+ * NULL, else m's AEAD with its secrets computed by tier k. */
+static void run_key_sizes(const struct aead_mode *m, const aesfast_kernel *k,
+                          const char *provider, size_t min_block)
+{
+    for (int bits = 128; bits <= 256; bits += 64) {
+        char alg[32];
+        EVP_CIPHER *c;
 
-    npatterns = first;
-    OPENSSL_cleanse(key1, sizeof(key1));
-    OPENSSL_cleanse(key2, sizeof(key2));
-    OPENSSL_cleanse(&g1, sizeof(g1));
-    OPENSSL_cleanse(&g2, sizeof(g2));
-    return found_blocks - before;
+        snprintf(alg, sizeof(alg), "AES-%d-%s", bits, m != NULL ? m->name : "CTR");
+        c = tu_fetch_cipher(alg, provider);
+        for (int rekey_copy = 0; rekey_copy <= 1; rekey_copy++) {
+            if (m == NULL)
+                run_ctr(c, bits, rekey_copy, min_block);
+            else
+                run_aead(m, c, k, bits, rekey_copy, min_block);
+        }
+        EVP_CIPHER_free(c);
+    }
 }
 
 int main(int argc, char **argv)
 {
-    static const int bits[3] = {128, 192, 256};
-    static const char *const algs[3] = {"AES-128-CTR", "AES-192-CTR", "AES-256-CTR"};
-    static const char *const gcm_algs[3] = {"AES-128-GCM", "AES-192-GCM", "AES-256-GCM"};
     const aesfast_kernel *kern;
     const char *provider = "aesfast";
     tu_providers prov;
-    size_t min_block;
-    int ok, i, k;
+    int ok, i, aesfast;
 
     /* First, before anything can allocate through OpenSSL. */
     ok = CRYPTO_set_mem_functions(hook_malloc, hook_realloc, hook_free);
@@ -594,21 +564,15 @@ int main(int argc, char **argv)
         }
     }
 
+    aesfast = strcmp(provider, "aesfast") == 0;
+
     self_test();
     tu_providers_load(&prov, provider, NULL);
     printf("wipe_test: %s, provider %s, kernel %s\n", OpenSSL_version(OPENSSL_VERSION), provider,
            prov.kernel);
     /* An aesfast context embeds an aesfast_key; the default provider's AES context holds at
      * least its 240-byte key schedule. */
-    min_block = strcmp(provider, "aesfast") == 0 ? sizeof(aesfast_key) : 240;
-
-    for (k = 0; k < 3; k++) {
-        EVP_CIPHER *c = tu_fetch_cipher(algs[k], provider);
-
-        run(c, bits[k], 0, min_block);
-        run(c, bits[k], 1, min_block);
-        EVP_CIPHER_free(c);
-    }
+    run_key_sizes(NULL, NULL, provider, aesfast ? sizeof(aesfast_key) : 240);
     /* GCM's derived secrets come from the provider's own tier (the default provider's layout is
      * its own: there, the generic tier's H and GHASH state stand in). */
     kern = aesfast_kernel_by_name(prov.kernel);
@@ -616,27 +580,13 @@ int main(int argc, char **argv)
         kern = aesfast_kernel_by_name("generic");
     CHECK(kern != NULL, "no kernel \"%s\" in this build", prov.kernel);
     /* An aesfast GCM context embeds an aesfast_key and an aesfast_hash_key. */
-    if (strcmp(provider, "aesfast") == 0)
-        min_block = sizeof(aesfast_key) + sizeof(aesfast_hash_key);
-    for (k = 0; k < 3 && kern != NULL; k++) {
-        EVP_CIPHER *c = tu_fetch_cipher(gcm_algs[k], provider);
-
-        run_gcm(c, kern, bits[k], 0, min_block);
-        run_gcm(c, kern, bits[k], 1, min_block);
-        EVP_CIPHER_free(c);
-    }
+    if (kern != NULL)
+        run_key_sizes(&gcm, kern, provider,
+                      aesfast ? sizeof(aesfast_key) + sizeof(aesfast_hash_key) : 240);
     /* GCM-SIV: aesfast's only (the default provider of OpenSSL 3.0 and 3.1 has none). A context
      * embeds two aesfast_keys and an aesfast_hash_key. */
-    for (k = 0; k < 3 && kern != NULL && strcmp(provider, "aesfast") == 0; k++) {
-        static const char *const siv_algs[3] = {"AES-128-GCM-SIV", "AES-192-GCM-SIV",
-                                                "AES-256-GCM-SIV"};
-        EVP_CIPHER *c = tu_fetch_cipher(siv_algs[k], provider);
-
-        min_block = 2 * sizeof(aesfast_key) + sizeof(aesfast_hash_key);
-        run_gcmsiv(c, kern, bits[k], 0, min_block);
-        run_gcmsiv(c, kern, bits[k], 1, min_block);
-        EVP_CIPHER_free(c);
-    }
+    if (kern != NULL && aesfast)
+        run_key_sizes(&gcmsiv, kern, provider, 2 * sizeof(aesfast_key) + sizeof(aesfast_hash_key));
     tu_providers_unload(&prov);
     printf("wipe_test: %lu blocks scanned on free\n", scanned_blocks);
     return check_summary("wipe_test");
