@@ -100,7 +100,8 @@ struct pair {
     int data_tried;   /* GCM-SIV: a data update or final was called in this message */
     int data_done;    /* GCM-SIV: this message's data update (or final) succeeded */
     int siv_tag;      /* GCM-SIV: a tag for opening was taken in this message */
-    int siv_late_tag; /* GCM-SIV: ... after the message's data was checked */
+    int siv_checked;  /* GCM-SIV: aesfast checked this message's tag (passed or failed) */
+    int siv_late_tag; /* GCM-SIV: a tag for opening was taken after that check */
     size_t aad_pos;
     size_t replay_len, replay_pos, out_len;
     unsigned char replay[STREAM], out[STREAM];
@@ -258,7 +259,7 @@ static void new_message(struct pair *pr)
     pr->replay_pos = 0;
     pr->out_len = 0;
     pr->aad_pos = 0;
-    pr->data_done = pr->data_tried = pr->siv_tag = pr->siv_late_tag = 0;
+    pr->data_done = pr->data_tried = pr->siv_tag = pr->siv_checked = pr->siv_late_tag = 0;
 }
 
 static void pair_new(struct pair *pr)
@@ -295,6 +296,15 @@ static void siv_reset_default(struct pair *pr)
 static int has_cipher(const struct pair *pr)
 {
     return EVP_CIPHER_CTX_get0_cipher(pr->t) != NULL && EVP_CIPHER_CTX_get0_cipher(pr->d) != NULL;
+}
+
+/* GCM-SIV opening: notes that aesfast's data update or final checked the tag (it passed, or
+ * it failed verification), so that a tag given after it is known to be late. */
+static void siv_note_check(struct pair *pr, const struct res *t)
+{
+    if (kind == FUZZ_GCMSIV && !pr->desync && !pr->enc
+        && (t->rc > 0 || says(t, "tag verification failed")))
+        pr->siv_checked = 1;
 }
 
 /* ---- operations ------------------------------------------------------------------------ */
@@ -600,6 +610,7 @@ static void op_data(struct prog *g, struct pair *pr)
         agree(pr, "data (a TLS record)", &t, &d);
         return;
     }
+    siv_note_check(pr, &t);
     if (kind == FUZZ_GCMSIV && !pr->desync && !pr->enc && t.rc <= 0 && d.rc > 0) {
         /* README "The tag is checked in the data update itself; on a mismatch the output is
          * wiped before the update fails, and final fails too" (or there was no tag to check:
@@ -696,19 +707,13 @@ static void op_final(struct prog *g, struct pair *pr)
         return;
     }
     /* GCM-SIV, README "the tag must be set before the data ...; decrypting without one
-     * fails": opening with no tag given in this message is refused by aesfast, where the
-     * default provider checks against whatever its tag buffer holds (the tag it sealed or was
-     * given last), and may accept. The two states differ from here on. */
+     * fails": aesfast refuses to open with no tag given in this message, and the message stays
+     * open for one. The default provider's final has by then decrypted the message as it
+     * stood and fixed its tag: it checks that against whatever its tag buffer holds (the tag
+     * it sealed or was given last), so it may accept, and AAD given after it is left out of
+     * its tag (README "AAD after the data"). The two states differ from here on. */
     if (kind == FUZZ_GCMSIV && !pr->desync && !pr->enc && !pr->siv_tag && t.rc <= 0
-        && d.rc > 0 && says(&t, "set the tag before the data")) {
-        pr->desync = 1;
-        return;
-    }
-    /* GCM: a decrypt final with no tag set since an encrypt final compares against the tag
-     * sealed last, on both providers; when the default provider's tag buffer is stale
-     * (random_tag: TLS AAD or a refused tag in it), the outcomes may differ. */
-    if (kind == FUZZ_GCM && !pr->desync && pr->random_tag && !pr->enc
-        && (t.rc > 0) != (d.rc > 0)) {
+        && says(&t, "set the tag before the data")) {
         pr->desync = 1;
         return;
     }
@@ -720,6 +725,7 @@ static void op_final(struct prog *g, struct pair *pr)
         pr->desync = 1;
         return;
     }
+    siv_note_check(pr, &t);
     if (kind == FUZZ_GCMSIV && !pr->desync && t.rc > 0)
         pr->data_done = 1;
     if (kind == FUZZ_GCM && !pr->desync) {
@@ -772,7 +778,7 @@ static void op_set_tag(struct prog *g, struct pair *pr)
         RUN(d, EVP_CIPHER_CTX_ctrl(pr->d, EVP_CTRL_AEAD_SET_TAG, (int)n, (f & 4) ? NULL : tag));
     if (agree(pr, "set tag", &t, &d) && kind == FUZZ_GCMSIV && !pr->enc && t.rc > 0) {
         pr->siv_tag = 1;
-        pr->siv_late_tag |= pr->data_done;
+        pr->siv_late_tag |= pr->siv_checked;
     }
     /* GCM: the default provider copies a tag into its tag buffer before it refuses it for an
      * encrypting context, so its next tag read returns those bytes; aesfast's refusal changes
