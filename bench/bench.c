@@ -399,7 +399,7 @@ static size_t unhex(uint8_t *out, const char *hex)
 }
 
 /* RFC 8452 vectors with AAD and a partial last block (from the BoringSSL copy in
- * ../shared/vectors: appendix C.1's last AES-128 one, appendix C.2's AES-256 one of 20 bytes). */
+ * test/vectors: appendix C.1's last AES-128 one, appendix C.2's AES-256 one of 20 bytes). */
 static void siv_kat(struct side *s)
 {
     static const struct {

@@ -262,11 +262,14 @@ static int test_gcmsiv(const aesfast_kernel *k, scratch *s)
             ok &= same(s, tag, v->tag, AESFAST_BLOCK);
             ok &= same(s, s->out, open ? v->pt : v->ct, v->len);
         }
-        /* hash_init_few's short table (small messages) against the whole one, just checked. */
+        /* hash_init_few's short table (small messages) against the whole one, just checked. The
+         * table is poisoned first, so a power or padding byte that hash_init_few fails to write
+         * cannot pass for the one hash_init left there. */
         size_t few = n < AESFAST_HASH_FEW ? n : AESFAST_HASH_FEW;
         uint8_t acc_few[AESFAST_BLOCK] = {0};
         memset(acc, 0, sizeof(acc));
         k->gcmsiv.hash(&s->hkey, acc, v->pt, few);
+        memset(&s->hkey, 0xa5, sizeof(s->hkey));
         k->gcmsiv.hash_init_few(&s->hkey, auth);
         k->gcmsiv.hash(&s->hkey, acc_few, v->pt, few);
         ok &= same(s, acc_few, acc, AESFAST_BLOCK);
