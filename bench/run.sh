@@ -92,18 +92,18 @@ speed_check() {
     # The first 50 lines of its stderr are enough (and `head` exiting ends the run early).
     log=$(set +o pipefail; OPENSSL_CONF=$cnf AESFAST_DEBUG=1 "$@" speed -seconds 1 -bytes 16384 \
           "${popts[@]}" -evp "$cipher" $mode 2>&1 >/dev/null | head -n 50)
-    if ! printf '%s\n' "$log" | grep -q "^aesfast: $name: key setup"; then
+    if ! printf '%s\n' "$log" | grep -q " aesfast: $name: key setup"; then
       printf '%s\n' "$log" | grep -m5 aesfast >&2 || true
       echo "bench/run.sh: openssl speed ($label) -evp $cipher $mode did not run on aesfast" >&2
       return 1
     fi
-    if printf '%s\n' "$log" | grep -q '^aesfast: error: gcm-siv takes the data in one update'; then
+    if printf '%s\n' "$log" | grep -q ' aesfast: error: gcm-siv takes the data in one update'; then
       printf '  %-14s %-24s %s\n' "$label" "-evp $cipher${mode:+ $mode}:" \
         "runs on aesfast; no figure: this speed gives a message a second data update, refused"
       continue
     fi
-    if printf '%s\n' "$log" | grep -q '^aesfast: error:'; then
-      printf '%s\n' "$log" | grep -m5 '^aesfast: error:' >&2
+    if printf '%s\n' "$log" | grep -q ' aesfast: error:'; then
+      printf '%s\n' "$log" | grep -m5 ' aesfast: error:' >&2
       echo "bench/run.sh: openssl speed ($label) -evp $cipher $mode: aesfast refused calls" >&2
       return 1
     fi
