@@ -3,8 +3,8 @@
 #   test/install-deps.sh            native build: compiler, Meson, Ninja, libcrypto headers, and
 #                                   nginx and curl for the TLS test (test/tls_test.sh)
 #   test/install-deps.sh --arm64    also the aarch64 cross compiler, qemu-user and arm64 libcrypto
-#   test/install-deps.sh --src      also a deb-src entry (bookworm, trixie, sid), so that
-#                                   `apt-get source openssl=V` works for 3.0, 3.5 and 3.6
+#   test/install-deps.sh --src      also a deb-src entry (bookworm, trixie, sid, experimental), so
+#                                   that `apt-get source openssl=V` works for 3.0, 3.5, 3.6 and 4.0
 #   test/install-deps.sh --fuzz     also clang and libFuzzer (libclang-rt-14-dev), for fuzz/run.sh
 # Each step checks first and does nothing when the thing is already there.
 set -euo pipefail
@@ -65,18 +65,18 @@ if [ $want_fuzz -eq 1 ]; then
 fi
 
 # The OpenSSL series whose source test/build-openssl.sh fetches, and the suites that offer them:
-# 3.0 (bookworm), 3.5 (trixie), the newest 3.x (sid). deb-src only: no binary package comes from
-# trixie or sid, and apt-get install is untouched.
-src_suites="bookworm trixie sid"
+# 3.0 (bookworm), 3.5 (trixie), the newest 3.x (sid), 4.0 (experimental). deb-src only: no binary
+# package comes from trixie, sid or experimental, and apt-get install is untouched.
+src_suites="bookworm trixie sid experimental"
 has_src() { # has_src SERIES...: apt-cache showsrc openssl lists a version of each
   local v list
   list=$(apt-cache showsrc openssl 2>/dev/null | sed -n 's/^Version: *\([0-9]*:\)\{0,1\}//p')
   for v in "$@"; do grep -q "^${v//./\\.}\." <<<"$list" || return 1; done
 }
-if [ $want_src -eq 1 ] && ! has_src 3.5 3.6; then
-  # A deb-src twin of the main archive's stanza (the first one), with bookworm, trixie and sid, so
-  # that OpenSSL 3.5's and 3.6's source packages can be fetched. The host name is read from the
-  # machine's own file. An entry of an earlier run (bookworm trixie) gets sid added.
+if [ $want_src -eq 1 ] && ! has_src 3.5 3.6 4.0; then
+  # A deb-src twin of the main archive's stanza (the first one), with bookworm, trixie, sid and
+  # experimental, so that OpenSSL 3.5's, 3.6's and 4.0's source packages can be fetched. The host
+  # name is read from the machine's own file. An entry of an earlier run gets the suites it lacks.
   src=/etc/apt/sources.list.d/debian.sources
   out=/etc/apt/sources.list.d/aesfast-src.sources
   if [ -f "$out" ]; then
