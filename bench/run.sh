@@ -5,18 +5,22 @@
 # side-by-side benchmark (AES-CTR, AES-GCM, AES-GCM-SIV with aesfast's own AES-GCM beside it)
 # against OpenSSL's default provider: the system OpenSSL 3.0 (which has no GCM-SIV: aesfast's
 # GCM-SIV figures and GCM-SIV / GCM only) and an OpenSSL 3.5 built from Debian's source package
-# (cached after the first run).
+# (cached after the first run); then nginx with and without aesfast (bench/tls.sh, a few
+# minutes); and ends by drawing each benchmark's CSV (build/bench/bench-openssl-V.csv) as
+# build/bench/bench-openssl-V.svg (bench/plot.sh), GB/s against message size per cipher.
 #
-#   bench/run.sh [--no-openssl35] [BENCH_ARGS...]     e.g. bench/run.sh --csv
+#   bench/run.sh [--no-openssl35] [--no-tls] [BENCH_ARGS...]     e.g. bench/run.sh --sizes 16,16k
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . test/lib.sh
 
-openssl35=1
+openssl35=1 tls=1
 args=()
 for a in "$@"; do
   case "$a" in
     --no-openssl35) openssl35=0 ;;
+    --no-tls) tls=0 ;;
+    --csv) ;; # always: the CSV is written to a file, and printed as a table
     *) args+=("$a") ;;
   esac
 done
@@ -24,7 +28,7 @@ done
 step() { printf '\n== %s\n' "$*"; }
 
 step "Installing what is missing"
-if [ $openssl35 -eq 1 ]; then test/install-deps.sh --src; else test/install-deps.sh; fi
+if [ $openssl35 -eq 1 ]; then test/install-deps.sh --bench --src; else test/install-deps.sh --bench; fi
 tree=
 if [ $openssl35 -eq 1 ]; then
   tree=$(test/build-openssl.sh)
@@ -121,10 +125,35 @@ for cipher in aes-128-gcm aes-128-gcm-siv; do
   fi
 done
 
-step "Benchmark against the system OpenSSL's default provider"
-build/bench/bench "${args[@]}"
-
+# bench_csv LABEL [ENV...]: build/bench/bench --csv under that environment into
+# build/bench/bench-openssl-VERSION.csv (its header lines to the terminal), printed as a table.
+csvs=()
+bench_csv() {
+  local label=$1 csv
+  shift
+  step "Benchmark against $label's default provider"
+  csv=build/bench/bench-$label.csv
+  env "$@" build/bench/bench --csv "${args[@]}" >"$csv"
+  awk -F, 'NR == 1 { printf "%-16s %-5s %8s %12s %12s %7s %12s %8s\n", "cipher", "op", "bytes",
+                       "aesfast GB/s", "default GB/s", "ratio", "aesfast GCM", "SIV/GCM"; next }
+           { printf "%-16s %-5s %8s %12s %12s %7s %12s %8s\n", $1, $2, $3, $4,
+                    $5 == "" ? "-" : $5, $6 == "" ? "-" : $6, $7 == "" ? "" : $7, $8 }' "$csv"
+  csvs+=("$csv")
+}
+bench_csv "openssl-$(openssl version | awk '{ print $2 }')"
 if [ -n "$tree" ]; then
-  step "Benchmark against OpenSSL 3.5's default provider ($tree)"
-  LD_LIBRARY_PATH=$tree build/bench/bench "${args[@]}"
+  bench_csv "openssl-$(LD_LIBRARY_PATH=$tree "$tree/apps/openssl" version | awk '{ print $2 }')" \
+    "LD_LIBRARY_PATH=$tree"
 fi
+
+if [ $tls -eq 1 ]; then
+  step "nginx with and without aesfast: bench/tls.sh (a few minutes)"
+  bench/tls.sh --module build/aesfast.so --csv build/bench/tls.csv
+fi
+
+step "Plots: GB/s against message size, aesfast (solid) and the default provider (dashed)"
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
+for csv in "${csvs[@]}"; do
+  name=${csv##*/bench-}
+  bench/plot.sh "$csv" "${csv%.csv}.svg" "aesfast vs ${name%.csv} default provider: $cpu, $(nproc) vCPUs, $(date -u +%F)"
+done

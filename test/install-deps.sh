@@ -6,15 +6,18 @@
 #   test/install-deps.sh --src      also a deb-src entry (bookworm, trixie, sid, experimental), so
 #                                   that `apt-get source openssl=V` works for 3.0, 3.5, 3.6 and 4.0
 #   test/install-deps.sh --fuzz     also clang and libFuzzer (libclang-rt-14-dev), for fuzz/run.sh
+#   test/install-deps.sh --bench    also h2load (nghttp2-client) and gnuplot (gnuplot-nox), for
+#                                   bench/tls.sh and bench/run.sh's plots
 # Each step checks first and does nothing when the thing is already there.
 set -euo pipefail
 
-want_arm64=0 want_src=0 want_fuzz=0
+want_arm64=0 want_src=0 want_fuzz=0 want_bench=0
 for a in "$@"; do
   case "$a" in
     --arm64) want_arm64=1 ;;
     --src) want_src=1 ;;
     --fuzz) want_fuzz=1 ;;
+    --bench) want_bench=1 ;;
     *) echo "install-deps: unknown option $a" >&2; exit 2 ;;
   esac
 done
@@ -62,6 +65,10 @@ fi
 
 if [ $want_fuzz -eq 1 ]; then
   install clang libclang-rt-14-dev
+fi
+
+if [ $want_bench -eq 1 ]; then
+  install nghttp2-client gnuplot-nox procps
 fi
 
 # The OpenSSL series whose source test/build-openssl.sh fetches, and the suites that offer them:
