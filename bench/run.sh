@@ -65,12 +65,12 @@ if [ "$ct" != "$ct_default" ] || [ "$pt" != "$msg" ]; then
   exit 1
 fi
 
-# speed_check LABEL CIPHER OPENSSL...: `openssl speed -evp CIPHER` (aes-128-gcm: as is, one init
-# then updates, and with -aead, TLS-like messages; aes-128-gcm-siv: as is, which 3.2+ runs as
-# AEAD messages, key and nonce init, AAD, one update, final) must run and must run on aesfast: a
-# second, short run with AESFAST_DEBUG=1 must log aesfast's key setup for CIPHER (not the measured
-# run: -aead and GCM-SIV set the key up for every message, and a log line each would slow it
-# down). OpenSSL 3.0 and 3.1's speed does not know GCM-SIV: it gives a context a second data
+# speed_check LABEL CIPHER OPENSSL...: `openssl speed -evp CIPHER` (aes-128-gcm: as is and with
+# -aead; each is a message per operation, re-keyed: IV length, key and IV init, [13 bytes of AAD
+# with -aead,] one update, final; aes-128-gcm-siv: as is, which 3.2+ runs the same way) must run
+# and must run on aesfast: a second, short run with AESFAST_DEBUG=1 must log aesfast's key setup
+# for CIPHER (not the measured run: every message sets the key up, and a log line each would slow
+# it down). OpenSSL 3.0 and 3.1's speed does not know GCM-SIV: it gives a context a second data
 # update without the "speed" parameter, which aesfast refuses (a message's data is one update)
 # and speed ignores (it re-inits and counts the call): it runs on aesfast, but its figure counts
 # refused calls, so none is printed; build/bench/bench measures GCM-SIV on any OpenSSL.
