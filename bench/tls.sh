@@ -33,10 +33,11 @@
 # KTLS (`ssl_conf_command Options KTLS` with sendfile), which moves the record encryption into the
 # kernel and past any provider; HTTP/2; the handshake (the default provider's either way).
 set -euo pipefail
+caller=$PWD # relative --module and --csv paths are the caller's
 cd "$(dirname "$0")/.."
 . test/lib.sh
 
-module=build/aesfast.so port=18443 bulk_mib=2048 chunk_mib=512 rounds=3 small_seconds=2 csv=
+module=$PWD/build/aesfast.so port=18443 bulk_mib=2048 chunk_mib=512 rounds=3 small_seconds=2 csv=
 while [ $# -gt 0 ]; do
   case "$1" in
     --module | --port | --bulk-mib | --chunk-mib | --rounds | --small-seconds | --csv)
@@ -55,6 +56,8 @@ done
 for n in "$port" "$bulk_mib" "$chunk_mib" "$rounds" "$small_seconds"; do
   [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench/tls.sh: not a positive number: $n" >&2; exit 2; }
 done
+case $module in /*) ;; *) module=$caller/$module ;; esac
+case $csv in '' | /*) ;; *) csv=$caller/$csv ;; esac
 [ $((bulk_mib % chunk_mib)) -eq 0 ] || { echo "bench/tls.sh: --bulk-mib is not a multiple of --chunk-mib" >&2; exit 2; }
 
 die() { echo "bench/tls.sh: FAIL: $*" >&2; exit 1; }
@@ -64,7 +67,6 @@ for p in curl h2load openssl sha256sum timeout ps; do
   command -v $p >/dev/null || die "no $p (test/install-deps.sh --bench installs what this needs)"
 done
 [ -f "$module" ] || die "no module at $module (ninja -C build)"
-module=$(cd "$(dirname "$module")" && pwd)/$(basename "$module")
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 for p in "$port" $((port + 1)); do
   if port_open "$p"; then
