@@ -5,18 +5,22 @@
 # side-by-side benchmark (AES-CTR, AES-GCM, AES-GCM-SIV with aesfast's own AES-GCM beside it)
 # against OpenSSL's default provider: the system OpenSSL 3.0 (which has no GCM-SIV: aesfast's
 # GCM-SIV figures and GCM-SIV / GCM only) and an OpenSSL 3.5 built from Debian's source package
-# (cached after the first run).
+# (cached after the first run); then nginx with and without aesfast (bench/tls.sh, a few
+# minutes); and ends by drawing each benchmark's CSV (build/bench/bench-openssl-V.csv) as
+# build/bench/bench-openssl-V.svg (bench/plot.sh), GB/s against message size per cipher.
 #
-#   bench/run.sh [--no-openssl35] [BENCH_ARGS...]     e.g. bench/run.sh --csv
+#   bench/run.sh [--no-openssl35] [--no-tls] [BENCH_ARGS...]     e.g. bench/run.sh --sizes 16,16k
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . test/lib.sh
 
-openssl35=1
+openssl35=1 tls=1
 args=()
 for a in "$@"; do
   case "$a" in
     --no-openssl35) openssl35=0 ;;
+    --no-tls) tls=0 ;;
+    --csv) ;; # always: the CSV is written to a file, and printed as a table
     *) args+=("$a") ;;
   esac
 done
@@ -24,7 +28,7 @@ done
 step() { printf '\n== %s\n' "$*"; }
 
 step "Installing what is missing"
-if [ $openssl35 -eq 1 ]; then test/install-deps.sh --src; else test/install-deps.sh; fi
+if [ $openssl35 -eq 1 ]; then test/install-deps.sh --bench --src; else test/install-deps.sh --bench; fi
 tree=
 if [ $openssl35 -eq 1 ]; then
   tree=$(test/build-openssl.sh)
@@ -61,12 +65,12 @@ if [ "$ct" != "$ct_default" ] || [ "$pt" != "$msg" ]; then
   exit 1
 fi
 
-# speed_check LABEL CIPHER OPENSSL...: `openssl speed -evp CIPHER` (aes-128-gcm: as is, one init
-# then updates, and with -aead, TLS-like messages; aes-128-gcm-siv: as is, which 3.2+ runs as
-# AEAD messages, key and nonce init, AAD, one update, final) must run and must run on aesfast: a
-# second, short run with AESFAST_DEBUG=1 must log aesfast's key setup for CIPHER (not the measured
-# run: -aead and GCM-SIV set the key up for every message, and a log line each would slow it
-# down). OpenSSL 3.0 and 3.1's speed does not know GCM-SIV: it gives a context a second data
+# speed_check LABEL CIPHER OPENSSL...: `openssl speed -evp CIPHER` (aes-128-gcm: as is and with
+# -aead; each is a message per operation, re-keyed: IV length, key and IV init, [13 bytes of AAD
+# with -aead,] one update, final; aes-128-gcm-siv: as is, which 3.2+ runs the same way) must run
+# and must run on aesfast: a second, short run with AESFAST_DEBUG=1 must log aesfast's key setup
+# for CIPHER (not the measured run: every message sets the key up, and a log line each would slow
+# it down). OpenSSL 3.0 and 3.1's speed does not know GCM-SIV: it gives a context a second data
 # update without the "speed" parameter, which aesfast refuses (a message's data is one update)
 # and speed ignores (it re-inits and counts the call): it runs on aesfast, but its figure counts
 # refused calls, so none is printed; build/bench/bench measures GCM-SIV on any OpenSSL.
@@ -92,18 +96,18 @@ speed_check() {
     # The first 50 lines of its stderr are enough (and `head` exiting ends the run early).
     log=$(set +o pipefail; OPENSSL_CONF=$cnf AESFAST_DEBUG=1 "$@" speed -seconds 1 -bytes 16384 \
           "${popts[@]}" -evp "$cipher" $mode 2>&1 >/dev/null | head -n 50)
-    if ! printf '%s\n' "$log" | grep -q "^aesfast: $name: key setup"; then
+    if ! printf '%s\n' "$log" | grep -q " aesfast: $name: key setup"; then
       printf '%s\n' "$log" | grep -m5 aesfast >&2 || true
       echo "bench/run.sh: openssl speed ($label) -evp $cipher $mode did not run on aesfast" >&2
       return 1
     fi
-    if printf '%s\n' "$log" | grep -q '^aesfast: error: gcm-siv takes the data in one update'; then
+    if printf '%s\n' "$log" | grep -q ' aesfast: error: gcm-siv takes the data in one update'; then
       printf '  %-14s %-24s %s\n' "$label" "-evp $cipher${mode:+ $mode}:" \
         "runs on aesfast; no figure: this speed gives a message a second data update, refused"
       continue
     fi
-    if printf '%s\n' "$log" | grep -q '^aesfast: error:'; then
-      printf '%s\n' "$log" | grep -m5 '^aesfast: error:' >&2
+    if printf '%s\n' "$log" | grep -q ' aesfast: error:'; then
+      printf '%s\n' "$log" | grep -m5 ' aesfast: error:' >&2
       echo "bench/run.sh: openssl speed ($label) -evp $cipher $mode: aesfast refused calls" >&2
       return 1
     fi
@@ -121,10 +125,35 @@ for cipher in aes-128-gcm aes-128-gcm-siv; do
   fi
 done
 
-step "Benchmark against the system OpenSSL's default provider"
-build/bench/bench "${args[@]}"
-
+# bench_csv LABEL [ENV...]: build/bench/bench --csv under that environment into
+# build/bench/bench-openssl-VERSION.csv (its header lines to the terminal), printed as a table.
+csvs=()
+bench_csv() {
+  local label=$1 csv
+  shift
+  step "Benchmark against $label's default provider"
+  csv=build/bench/bench-$label.csv
+  env "$@" build/bench/bench --csv "${args[@]}" >"$csv"
+  awk -F, 'NR == 1 { printf "%-16s %-5s %8s %12s %12s %7s %12s %8s\n", "cipher", "op", "bytes",
+                       "aesfast GB/s", "default GB/s", "ratio", "aesfast GCM", "SIV/GCM"; next }
+           { printf "%-16s %-5s %8s %12s %12s %7s %12s %8s\n", $1, $2, $3, $4,
+                    $5 == "" ? "-" : $5, $6 == "" ? "-" : $6, $7 == "" ? "" : $7, $8 }' "$csv"
+  csvs+=("$csv")
+}
+bench_csv "openssl-$(openssl version | awk '{ print $2 }')"
 if [ -n "$tree" ]; then
-  step "Benchmark against OpenSSL 3.5's default provider ($tree)"
-  LD_LIBRARY_PATH=$tree build/bench/bench "${args[@]}"
+  bench_csv "openssl-$(LD_LIBRARY_PATH=$tree "$tree/apps/openssl" version | awk '{ print $2 }')" \
+    "LD_LIBRARY_PATH=$tree"
 fi
+
+if [ $tls -eq 1 ]; then
+  step "nginx with and without aesfast: bench/tls.sh (a few minutes)"
+  bench/tls.sh --module build/aesfast.so --csv build/bench/tls.csv
+fi
+
+step "Plots: GB/s against message size, aesfast (solid) and the default provider (dashed)"
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
+for csv in "${csvs[@]}"; do
+  name=${csv##*/bench-}
+  bench/plot.sh "$csv" "${csv%.csv}.svg" "aesfast vs ${name%.csv} default provider: $cpu, $(nproc) vCPUs, $(date -u +%F)"
+done

@@ -68,9 +68,12 @@ void aesfast_raise_handle(const OSSL_CORE_HANDLE *handle, const char *file, int 
     aesfast_raise_handle((prov)->handle, OPENSSL_FILE, OPENSSL_LINE, OPENSSL_FUNC, (reason),   \
                          __VA_ARGS__)
 
-/* The runtime debug switch: AESFAST_DEBUG set to anything but "" or "0" logs to stderr. */
+/* The debug log (errors.c): AESFAST_DEBUG set to "file:PATH" appends to PATH, to anything else
+ * but "" or "0" logs to stderr; each line carries the time and the pid. */
 int aesfast_debug_enabled(void);
 void aesfast_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* getenv, except that a set-user-ID or set-group-ID program gets NULL (secure_getenv). */
+const char *aesfast_getenv(const char *name);
 
 /* Algorithm tables, one file per mode. */
 extern const OSSL_DISPATCH aesfast_aes128ctr_functions[];

@@ -7,10 +7,17 @@
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "aesfast.h"
 
@@ -88,17 +95,57 @@ static const char *reason_text(int reason)
     return "unknown reason";
 }
 
+/*
+ * The debug log shows no addresses (they would help an attacker who reads it defeat ASLR): fmt
+ * is copied to out with every %p conversion made "(hidden)%.0s", which prints nothing of its
+ * argument (C11 7.16.1.1 lets a void * be read as a char *; a precision of 0 reads no byte).
+ * 0 if it cannot be done (out too small, or a %p with a '*' width, whose int would be left over).
+ */
+static int hide_pointers(const char *fmt, char *out, size_t outlen)
+{
+    static const char hidden[] = "(hidden)%.0s";
+    size_t n = 0;
+
+    while (*fmt != '\0') {
+        size_t spec = 1, len;
+        const char *copy = fmt;
+
+        if (*fmt == '%') {
+            spec += strspn(fmt + 1, "-+ #0123456789.*hlLqjzt");
+            if (fmt[spec] == '%' || fmt[spec] == '\0') {
+                spec += fmt[spec] == '%';
+            } else if (fmt[spec++] == 'p') {
+                if (memchr(fmt, '*', spec) != NULL)
+                    return 0;
+                copy = hidden;
+            }
+        }
+        len = copy == hidden ? sizeof(hidden) - 1 : spec;
+        if (n + len >= outlen)
+            return 0;
+        memcpy(out + n, copy, len);
+        n += len;
+        fmt += spec;
+    }
+    out[n] = '\0';
+    return 1;
+}
+
 void aesfast_raise_handle(const OSSL_CORE_HANDLE *handle, const char *file, int line,
                           const char *func, int reason, const char *fmt, ...)
 {
     va_list ap;
 
     if (aesfast_debug_enabled()) {
-        char msg[256];
+        char msg[256], hidden[256];
 
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof(msg), fmt, ap);
-        va_end(ap);
+        if (hide_pointers(fmt, hidden, sizeof(hidden))) {
+            va_start(ap, fmt);
+            vsnprintf(msg, sizeof(msg), hidden, ap);
+            va_end(ap);
+        } else {
+            snprintf(msg, sizeof(msg), "(message not logged)");
+        }
         aesfast_debug("error: %s: %s (%s:%d %s)", reason_text(reason), msg, file, line, func);
     }
     if (core_new_error == NULL || core_set_error_debug == NULL || core_vset_error == NULL)
@@ -110,32 +157,108 @@ void aesfast_raise_handle(const OSSL_CORE_HANDLE *handle, const char *file, int 
     va_end(ap);
 }
 
-static int debug_on;
+/*
+ * The debug log (AESFAST_DEBUG). Unset, empty or "0": off. "file:PATH": lines are appended to
+ * PATH, opened once by the first line (a process forked later, such as an nginx worker, writes
+ * through the same descriptor). Anything else ("1"): standard error. Every line is
+ *     2026-12-01T19:58:01.123456Z pid 4242 aesfast: AES-128-GCM: key setup on kernel vaes-avx2
+ * (UTC, so that no time zone file is read), written by one write(2), so that lines from threads
+ * and processes sharing the destination do not interleave.
+ *
+ * A write that would take a regular file past the process's file-size limit (RLIMIT_FSIZE) raises
+ * SIGXFSZ, whose default action kills the process: sshd's pre-auth child sets that limit to 0, and
+ * a debug line on a stderr redirected to a file killed it. So a line for a regular file is written
+ * only if the limit leaves room for it (checked with fstat and getrlimit, which sshd's sandbox
+ * refuses or never reaches: a destination that cannot be inspected gets no line); pipes, terminals
+ * and /dev/null have no such limit. The environment is read with secure_getenv: a set-user-ID
+ * program ignores AESFAST_DEBUG, so its caller cannot make it append to a file of its choice.
+ */
+const char *aesfast_getenv(const char *name)
+{
+#if defined(__GLIBC__)
+    return secure_getenv(name);
+#else
+    return getuid() != geteuid() || getgid() != getegid() ? NULL : getenv(name);
+#endif
+}
+
+static int debug_fd = -1; /* where lines go; -1: the log is off */
 static pthread_once_t debug_once = PTHREAD_ONCE_INIT;
 
-static void debug_read_env(void)
+static int room_for(int fd, size_t len)
 {
-    const char *v = getenv("AESFAST_DEBUG");
+    struct stat st;
+    struct rlimit lim;
 
-    debug_on = v != NULL && *v != '\0' && strcmp(v, "0") != 0;
+    if (fstat(fd, &st) != 0)
+        return 0;
+    if (!S_ISREG(st.st_mode))
+        return 1;
+    if (getrlimit(RLIMIT_FSIZE, &lim) != 0)
+        return 0;
+    /* The file's size stands for the write position: O_APPEND's, and a plain stderr's unless it
+     * was sought past the end. */
+    return lim.rlim_cur == RLIM_INFINITY
+        || (st.st_size >= 0 && (uintmax_t)st.st_size + len <= (uintmax_t)lim.rlim_cur);
+}
+
+static void write_line(int fd, const char *line, size_t len)
+{
+    if (room_for(fd, len) && write(fd, line, len) < 0) {
+        /* Nowhere left to say so. */
+    }
+}
+
+static void debug_open(void)
+{
+    const char *v = aesfast_getenv("AESFAST_DEBUG");
+    char msg[512];
+    int fd, n;
+
+    if (v == NULL || *v == '\0' || strcmp(v, "0") == 0)
+        return;
+    if (strncmp(v, "file:", 5) != 0) {
+        debug_fd = STDERR_FILENO;
+        return;
+    }
+    fd = open(v + 5, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+    if (fd >= 0) {
+        debug_fd = fd;
+        return;
+    }
+    n = snprintf(msg, sizeof(msg), "aesfast: AESFAST_DEBUG=%s: %s; logging to stderr instead\n",
+                 v, strerror(errno));
+    debug_fd = STDERR_FILENO;
+    write_line(debug_fd, msg, n > 0 && (size_t)n < sizeof(msg) ? (size_t)n : strlen(msg));
 }
 
 int aesfast_debug_enabled(void)
 {
-    pthread_once(&debug_once, debug_read_env);
-    return debug_on;
+    pthread_once(&debug_once, debug_open);
+    return debug_fd >= 0;
 }
 
 void aesfast_debug(const char *fmt, ...)
 {
-    char line[512];
+    char line[640];
+    struct timespec now;
+    struct tm utc;
+    size_t n = 0, max = sizeof(line) - 1; /* room for the newline */
     va_list ap;
+    int k;
 
     if (!aesfast_debug_enabled())
         return;
+    clock_gettime(CLOCK_REALTIME, &now);
+    gmtime_r(&now.tv_sec, &utc);
+    n = strftime(line, max, "%Y-%m-%dT%H:%M:%S", &utc);
+    k = snprintf(line + n, max - n, ".%06ldZ pid %ld aesfast: ", now.tv_nsec / 1000L,
+                 (long)getpid());
+    n += k < 0 ? 0 : (size_t)k < max - n ? (size_t)k : max - n - 1;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof(line), fmt, ap);
+    k = vsnprintf(line + n, max - n, fmt, ap);
     va_end(ap);
-    /* One write per line, so lines from concurrent threads do not interleave. */
-    fprintf(stderr, "aesfast: %s\n", line);
+    n += k < 0 ? 0 : (size_t)k < max - n ? (size_t)k : max - n - 1; /* what fitted */
+    line[n++] = '\n';
+    write_line(debug_fd, line, n);
 }

@@ -149,7 +149,7 @@ static void refuse_at(const char *file, int line, const char *func, const OSSL_C
 static const aesfast_kernel *choose_kernel(const OSSL_CORE_HANDLE *handle, const char *cnf_value,
                                            char *st, size_t stlen)
 {
-    const char *env = getenv("AESFAST_KERNEL");
+    const char *env = aesfast_getenv("AESFAST_KERNEL");
     const char *want = env != NULL && *env != '\0' ? env : cnf_value;
     const char *source = want == env ? "AESFAST_KERNEL" : "openssl.cnf " PARAM_KERNEL;
     const aesfast_kernel *k;

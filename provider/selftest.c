@@ -41,7 +41,7 @@
  *   - what a wrong result does (a lower tier, or no provider at all) is what AESFAST_KERNEL
  *     already lets whoever sets the environment do, so it gives no one anything new;
  *   - the tests then check the module that is installed, not a variant built for them.
- * It is read with secure_getenv where the C library has it, so a set-user-ID program ignores it.
+ * It is read with aesfast_getenv (secure_getenv), so a set-user-ID program ignores it.
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  */
@@ -290,11 +290,7 @@ static const struct {
 
 static const char *fault_env(void)
 {
-#if defined(__GLIBC__)
-    return secure_getenv("AESFAST_SELFTEST_FAULT");
-#else
-    return getenv("AESFAST_SELFTEST_FAULT");
-#endif
+    return aesfast_getenv("AESFAST_SELFTEST_FAULT");
 }
 
 /* 1 if the comma-separated TIER:MODE list spec names this tier and mode (* matches any). */

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Fetches an OpenSSL 3.x source (3.5 unless told) through Debian's source packages and builds, in
-# place in a cache folder (never in this repository), what the aesfast tests need: libcrypto.so.3,
-# apps/openssl and test/evp_test.  Prints only the absolute path of the built tree on stdout; logs
+# Fetches an OpenSSL 3.x or 4.x source (3.5 unless told) through Debian's source packages and
+# builds, in place in a cache folder (never in this repository), what the aesfast tests need:
+# libcrypto.so.MAJOR (.3, or .4 for 4.x), apps/openssl and test/evp_test.  Prints only the absolute path of the built tree on stdout; logs
 # go to stderr and to <cache>/openssl-<version>[-<host>].log.
 #
 #   test/build-openssl.sh                 build (or reuse) the newest downloadable 3.5.x
 #   test/build-openssl.sh --series 3.6    the same for another series: the newest downloadable 3.6.x
 #                                         that the deb-src suites offer (test/install-deps.sh --src:
-#                                         bookworm, trixie and sid), in its own tree openssl-3.6.<p>
+#                                         bookworm, trixie, sid and experimental), in its own tree
+#                                         openssl-3.6.<p>; --series 4.0: experimental's 4.0.x
 #   test/build-openssl.sh --host aarch64  the same source cross-built for linux-aarch64 with
 #                                         aarch64-linux-gnu-gcc, in its own tree openssl-<v>-aarch64
 #                                         (its programs run under qemu-aarch64)
@@ -47,10 +48,11 @@ if [ -z "$series" ]; then
   if [ -n "$want" ]; then series=$(echo "$want" | cut -d. -f1,2); else series=3.5; fi
 fi
 case "$series" in
-  3.[0-9]|3.[0-9][0-9]) ;;
-  *) echo "build-openssl: --series $series: a 3.x series (libcrypto.so.3) such as 3.5 or 3.6" >&2
+  [34].[0-9]|[34].[0-9][0-9]) ;;
+  *) echo "build-openssl: --series $series: a 3.x or 4.x series such as 3.5, 3.6 or 4.0" >&2
      exit 2 ;;
 esac
+major=${series%%.*}          # the shared libraries' version: libcrypto.so.3, libcrypto.so.4
 case "$want" in ''|"$series".*) ;;
   *) echo "build-openssl: AESFAST_OPENSSL_VERSION=$want is not in series $series" >&2; exit 2 ;;
 esac
@@ -65,7 +67,7 @@ log() { echo "build-openssl: $*" >&2; }
 complete() {
   local t=$1
   [ -f "$t/$stamp" ] && [ -x "$t/test/evp_test" ] && [ -x "$t/apps/openssl" ] \
-    && [ -e "$t/libcrypto.so.3" ] \
+    && [ -e "$t/libcrypto.so.$major" ] \
     && [ -f "$t/test/recipes/30-test_evp_data/evpciph_aes_common.txt" ]
 }
 
@@ -154,7 +156,7 @@ jobs=${AESFAST_JOBS:-$(nproc 2>/dev/null || echo 2)}
 start=$SECONDS
 # Only the targets we need: the libraries, the default provider inside libcrypto, apps/openssl and
 # test/evp_test (not the ~300 other test programs, engines or the legacy module).
-(cd "$tree" && make -j"$jobs" build_generated && make -j"$jobs" libcrypto.so.3 libssl.so.3 \
+(cd "$tree" && make -j"$jobs" build_generated && make -j"$jobs" "libcrypto.so.$major" "libssl.so.$major" \
    apps/openssl test/evp_test) >>"$logf" 2>&1 \
   || { tail -n 40 "$logf"; log "make failed"; exit 1; }
 log "built in $((SECONDS - start)) s"

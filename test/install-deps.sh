@@ -3,18 +3,21 @@
 #   test/install-deps.sh            native build: compiler, Meson, Ninja, libcrypto headers, and
 #                                   nginx and curl for the TLS test (test/tls_test.sh)
 #   test/install-deps.sh --arm64    also the aarch64 cross compiler, qemu-user and arm64 libcrypto
-#   test/install-deps.sh --src      also a deb-src entry (bookworm, trixie, sid), so that
-#                                   `apt-get source openssl=V` works for 3.0, 3.5 and 3.6
+#   test/install-deps.sh --src      also a deb-src entry (bookworm, trixie, sid, experimental), so
+#                                   that `apt-get source openssl=V` works for 3.0, 3.5, 3.6 and 4.0
 #   test/install-deps.sh --fuzz     also clang and libFuzzer (libclang-rt-14-dev), for fuzz/run.sh
+#   test/install-deps.sh --bench    also h2load (nghttp2-client) and gnuplot (gnuplot-nox), for
+#                                   bench/tls.sh and bench/run.sh's plots
 # Each step checks first and does nothing when the thing is already there.
 set -euo pipefail
 
-want_arm64=0 want_src=0 want_fuzz=0
+want_arm64=0 want_src=0 want_fuzz=0 want_bench=0
 for a in "$@"; do
   case "$a" in
     --arm64) want_arm64=1 ;;
     --src) want_src=1 ;;
     --fuzz) want_fuzz=1 ;;
+    --bench) want_bench=1 ;;
     *) echo "install-deps: unknown option $a" >&2; exit 2 ;;
   esac
 done
@@ -64,19 +67,23 @@ if [ $want_fuzz -eq 1 ]; then
   install clang libclang-rt-14-dev
 fi
 
+if [ $want_bench -eq 1 ]; then
+  install nghttp2-client gnuplot-nox procps
+fi
+
 # The OpenSSL series whose source test/build-openssl.sh fetches, and the suites that offer them:
-# 3.0 (bookworm), 3.5 (trixie), the newest 3.x (sid). deb-src only: no binary package comes from
-# trixie or sid, and apt-get install is untouched.
-src_suites="bookworm trixie sid"
+# 3.0 (bookworm), 3.5 (trixie), the newest 3.x (sid), 4.0 (experimental). deb-src only: no binary
+# package comes from trixie, sid or experimental, and apt-get install is untouched.
+src_suites="bookworm trixie sid experimental"
 has_src() { # has_src SERIES...: apt-cache showsrc openssl lists a version of each
   local v list
   list=$(apt-cache showsrc openssl 2>/dev/null | sed -n 's/^Version: *\([0-9]*:\)\{0,1\}//p')
   for v in "$@"; do grep -q "^${v//./\\.}\." <<<"$list" || return 1; done
 }
-if [ $want_src -eq 1 ] && ! has_src 3.5 3.6; then
-  # A deb-src twin of the main archive's stanza (the first one), with bookworm, trixie and sid, so
-  # that OpenSSL 3.5's and 3.6's source packages can be fetched. The host name is read from the
-  # machine's own file. An entry of an earlier run (bookworm trixie) gets sid added.
+if [ $want_src -eq 1 ] && ! has_src 3.5 3.6 4.0; then
+  # A deb-src twin of the main archive's stanza (the first one), with bookworm, trixie, sid and
+  # experimental, so that OpenSSL 3.5's, 3.6's and 4.0's source packages can be fetched. The host
+  # name is read from the machine's own file. An entry of an earlier run gets the suites it lacks.
   src=/etc/apt/sources.list.d/debian.sources
   out=/etc/apt/sources.list.d/aesfast-src.sources
   if [ -f "$out" ]; then

@@ -6,7 +6,7 @@
 #   test/load_test.sh OPENSSL_BIN MODULE_PATH        exit 0 pass, 1 fail
 #
 # OPENSSL_BIN may be the system openssl (3.0) or an OpenSSL build tree's apps/openssl (then the
-# tree's libcrypto.so.3 is put on LD_LIBRARY_PATH).  AESFAST_KERNEL, if set, passes through.
+# tree's libcrypto.so.N is put on LD_LIBRARY_PATH).  AESFAST_KERNEL, if set, passes through.
 # AESFAST_TEST_WRAPPER, if set, is a command (split on blanks) that every run of OPENSSL_BIN goes
 # through, e.g. "qemu-aarch64 -L /usr/aarch64-linux-gnu" for an arm64 build tree and module.
 # The provider under test can be renamed for self-checks: AESFAST_TEST_PROVIDER=default runs the
@@ -26,7 +26,7 @@ if [ "$prov" != default ]; then
   module=$(cd "$(dirname "$module")" && pwd)/$(basename "$module")
 fi
 bindir=$(cd "$(dirname "$bin")" && pwd)
-if [ -e "$bindir/../libcrypto.so.3" ]; then            # an uninstalled OpenSSL build tree
+if ls "$bindir"/../libcrypto.so.[0-9]* >/dev/null 2>&1; then           # an uninstalled OpenSSL build tree
   export LD_LIBRARY_PATH=$(cd "$bindir/.." && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs every aesfast test, from a fresh Debian 12 machine (as root) or a developer's tree:
 #   1. installs what is missing (compiler, Meson, arm64 cross tools and qemu, OpenSSL headers);
-#   2. builds OpenSSL 3.5 and 3.6 (the newest 3.x series) from Debian's source packages (cached),
-#      natively and, for the arm64 run, 3.5 cross-built for arm64;
-#   3. native build: every x86-64 tier against the system OpenSSL 3.0 and the 3.5 and 3.6 builds;
+#   2. builds OpenSSL 3.5, 3.6 (the newest 3.x series) and 4.0 (Debian experimental's) from Debian's
+#      source packages (cached), natively and, for the arm64 run, 3.5 cross-built for arm64;
+#   3. native build: every x86-64 tier against the system OpenSSL 3.0 and the 3.5, 3.6 and 4.0
+#      builds;
 #   4. native build with AddressSanitizer and UndefinedBehaviorSanitizer (build-asan): the tests
 #      whose programs are all ours, on the tiers this CPU has (see asan_tests below);
 #   5. native build with ThreadSanitizer (build-tsan): the thread tests (test/thread_test.c) on
@@ -16,21 +17,22 @@
 # ran against (as the libraries report them), and one line "N passed, N failed, N skipped" (a
 # left-out build counts as one skipped test); exits non-zero on any failure.
 #
-#   test/run.sh [--no-arm64] [--no-openssl-builds] [--no-openssl36] [--no-asan] [--no-tsan]
-#               [--no-fuzz] [-- MESON_TEST_ARGS...]
+#   test/run.sh [--no-arm64] [--no-openssl-builds] [--no-openssl36] [--no-openssl40] [--no-asan]
+#               [--no-tsan] [--no-fuzz] [-- MESON_TEST_ARGS...]
 #     --no-openssl-builds (or its old name --no-openssl35): no OpenSSL built here, the system's alone
-#     --no-openssl36: the 3.5 builds, not 3.6
+#     --no-openssl36, --no-openssl40: not that series' build
 # (MESON_TEST_ARGS go to the native and arm64 runs; the sanitizer runs pick their tests.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
 
-arm64=1 openssl35=1 openssl36=1 asan=1 tsan=1 fuzz=1
+arm64=1 openssl35=1 openssl36=1 openssl40=1 asan=1 tsan=1 fuzz=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-arm64) arm64=0 ;;
-    --no-openssl-builds | --no-openssl35) openssl35=0 openssl36=0 ;;
+    --no-openssl-builds | --no-openssl35) openssl35=0 openssl36=0 openssl40=0 ;;
     --no-openssl36) openssl36=0 ;;
+    --no-openssl40) openssl40=0 ;;
     --no-asan) asan=0 ;;
     --no-tsan) tsan=0 ;;
     --no-fuzz) fuzz=0 ;;
@@ -40,10 +42,11 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-left_out=() # what the options leave out, reported at the end
+left_out=() left_out_skipped=0 # what the options leave out, reported at the end; builds counted skipped
 [ $arm64 -eq 0 ] && left_out+=("arm64 cross build (--no-arm64)")
-[ $openssl35 -eq 0 ] && left_out+=("OpenSSL 3.5 and 3.6 builds; their tests count as skipped (--no-openssl-builds)")
+[ $openssl35 -eq 0 ] && left_out+=("OpenSSL 3.5, 3.6 and 4.0 builds; their tests count as skipped (--no-openssl-builds)")
 [ $openssl35 -eq 1 ] && [ $openssl36 -eq 0 ] && left_out+=("OpenSSL 3.6 build; its tests count as skipped (--no-openssl36)")
+[ $openssl35 -eq 1 ] && [ $openssl40 -eq 0 ] && left_out+=("OpenSSL 4.0 build; its tests count as skipped (--no-openssl40)")
 [ $asan -eq 0 ] && left_out+=("sanitizer build (--no-asan)")
 [ $tsan -eq 0 ] && left_out+=("ThreadSanitizer build (--no-tsan)")
 [ $fuzz -eq 0 ] && left_out+=("differential fuzzing (--no-fuzz)")
@@ -58,15 +61,16 @@ if ! test/install-deps.sh "${deps[@]}"; then
   exit 1
 fi
 
-trees=() tree_arm64=
+trees=() tree_arm64= tree40= # trees: the 3.x builds (libcrypto.so.3, swapped in by LD_LIBRARY_PATH)
 setup_failures=0 # steps that failed before any test ran; each counts as one failed test
 series=()
 [ $openssl35 -eq 1 ] && series+=(3.5)
 [ $openssl36 -eq 1 ] && series+=(3.6)
+[ $openssl40 -eq 1 ] && series+=(4.0)
 for s in "${series[@]}"; do
   if t=$(test/build-openssl.sh --series "$s"); then
     echo "test/run.sh: OpenSSL $s tree: $t"
-    trees+=("$t")
+    if [ "$s" = 4.0 ]; then tree40=$t; else trees+=("$t"); fi
   else
     echo "test/run.sh: building OpenSSL $s failed: its tests are not run" >&2
     setup_failures=$((setup_failures + 1))
@@ -127,11 +131,22 @@ system_version() { # the version the system openssl reports for its library
   echo "${v%% *}"
 }
 native=("$(system_version) (system)")
-for t in "${trees[@]}"; do native+=("$(lib_version "$t") (built)"); done
+for t in "${trees[@]}" $tree40; do native+=("$(lib_version "$t") (built)"); done
 tested+=("$(printf '%s, ' "${native[@]}" | sed 's/, $//')")
 
 setup build "${werror[@]}" -Dopenssl_tree= -Dopenssl_trees="$(IFS=,; echo "${trees[*]}")"
 run_suite build "$@"
+
+# OpenSSL 4.0 (libcrypto.so.4): the module and the test programs built against the tree itself
+# (build-4.0), its openssl-4.0 suite: load, evp_test, TLS with its s_server/s_client, and the
+# provider-level tests with its default provider as the reference. Without the tree (a failed or
+# left-out build) it counts as one skipped test.
+if [ -n "$tree40" ]; then
+  PKG_CONFIG_PATH=$tree40 setup build-4.0 "${werror[@]}" -Dopenssl_tree= -Dopenssl_trees="$tree40"
+  run_suite build-4.0 --suite openssl-4.0
+elif [ $openssl40 -eq 0 ]; then
+  left_out_skipped=$((left_out_skipped + 1))
+fi
 
 # asan_tests BUILDDIR: the names of the tests to run under the sanitizers, one a line. Not those
 # that cannot run there: ct-* (valgrind cannot run ASan programs), load, evp_test and tls (the
@@ -238,11 +253,11 @@ if [ $fuzz -eq 1 ]; then
 fi
 
 # One summary over every build, from Meson's machine-readable logs: each skipped test with the
-# line of its output that says why, what the options left out (the arm64 build counts as one
-# skipped test; the 3.5 tests are registered by Meson as skipped), then the counts.
+# line of its output that says why, what the options left out (the arm64 and 4.0 builds count as one
+# skipped test each; the 3.5 and 3.6 tests are registered by Meson as skipped), then the counts.
 left=$(printf '%s\n' "${left_out[@]}")
 versions="test/run.sh: OpenSSL versions tested: $(printf '%s; ' "${tested[@]}" | sed 's/; $//')"
-python3 - "$setup_failures" "$((1 - arm64))" "$left" "$versions" "${logs[@]}" <<'PY' || status=1
+python3 - "$setup_failures" "$((1 - arm64 + left_out_skipped))" "$left" "$versions" "${logs[@]}" <<'PY' || status=1
 import json, sys
 passed = 0
 failed = int(sys.argv[1])

@@ -20,6 +20,8 @@
 #   test/tls_test.sh OPENSSL_BIN MODULE_PATH [OPENSSL_TREE...]
 #     exit 0 pass, 1 fail, 77 skip (a program it needs is missing: it says which)
 #   AESFAST_KERNEL, if set, passes through and the key-setup lines must name that kernel.
+#   AESFAST_TEST_NO_NGINX=1 leaves out part 1: for a module built against another libcrypto than
+#   nginx's and curl's (OpenSSL 4.0's libcrypto.so.4; OPENSSL_BIN is then that tree's openssl).
 #   Self-check without aesfast: AESFAST_TEST_PROVIDER=default runs the same connections on the
 #   default provider alone (MODULE_PATH ignored, no key-setup lines expected).
 #
@@ -39,9 +41,13 @@ skip() { echo "tls_test: SKIP: $*"; exit 77; }
 need() { command -v "$1" >/dev/null 2>&1 || skip "$1 not found${2:+ ($2)}"; }
 need timeout coreutils
 need sha256sum coreutils
-need curl "apt-get install curl, or test/install-deps.sh"
-nginx=$(command -v nginx 2>/dev/null || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; })
-[ -n "$nginx" ] || skip "nginx not found (apt-get install nginx, or test/install-deps.sh)"
+with_nginx=1
+[ "${AESFAST_TEST_NO_NGINX:-}" = 1 ] && with_nginx=0
+if [ $with_nginx -eq 1 ]; then
+  need curl "apt-get install curl, or test/install-deps.sh"
+  nginx=$(command -v nginx 2>/dev/null || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; })
+  [ -n "$nginx" ] || skip "nginx not found (apt-get install nginx, or test/install-deps.sh)"
+fi
 command -v "$bin30" >/dev/null 2>&1 || skip "no openssl at $bin30"
 bin30=$(command -v "$bin30")
 for i in "${!trees[@]}"; do
@@ -98,7 +104,11 @@ ossl_cmd() {
 ossl() { ossl_cmd "$1"; shift; "${oc[@]}" "$@"; }
 versions=(sys "${!trees[@]}")
 
-echo "tls_test: $($bin30 version | head -n1); $("$nginx" -v 2>&1); $(curl --version | head -n1)"
+if [ $with_nginx -eq 1 ]; then
+  echo "tls_test: $($bin30 version | head -n1); $("$nginx" -v 2>&1); $(curl --version | head -n1)"
+else
+  echo "tls_test: $($bin30 version | head -n1); nginx and curl left out (AESFAST_TEST_NO_NGINX=1)"
+fi
 for i in "${!trees[@]}"; do echo "tls_test: and $(ossl "$i" version | head -n1)"; done
 echo "tls_test: provider $prov${kernel:+, AESFAST_KERNEL=$kernel}"
 
@@ -182,7 +192,8 @@ free_port() {
 }
 
 # The certificate (ECDSA P-256, for localhost and 127.0.0.1) and the payload.
-if ! "$bin30" req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+# (With the default-only cnf: a tree's openssl has no openssl.cnf of its own, which req needs.)
+if ! OPENSSL_CONF=$cnf_default "$bin30" req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
      -subj /CN=localhost -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" \
      -keyout "$tmp/key.pem" -out "$tmp/cert.pem" >"$tmp/req.log" 2>&1; then
   fail "openssl req: making the ECDSA P-256 certificate"; show "$tmp/req.log"; exit 1
@@ -255,7 +266,9 @@ curl_run() {
     --connect-timeout 5 --max-time 30 "${@:3}" 2>"$log"
 }
 
-if start_nginx; then
+if [ $with_nginx -eq 0 ]; then
+  :
+elif start_nginx; then
   pass "nginx up on 127.0.0.1:$nport (pid $ngx_pid), OPENSSL_CONF=$cnf"
   for s in "${suites[@]}"; do
     read -r suite ver alg <<<"$s"

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Draws bench's CSV (build/bench/bench --csv) as one SVG: a panel per cipher, GB/s against the
+# message size (log scale), a colour per operation (bulk, seal, open), aesfast solid and the
+# default provider dashed (absent where the reference has no such cipher: GCM-SIV on OpenSSL 3.0).
+#
+#   bench/plot.sh CSV OUT.svg|OUT.png TITLE     needs gnuplot (gnuplot-nox); SVG, or PNG by name
+set -euo pipefail
+[ $# -eq 3 ] || { echo "usage: $0 CSV OUT.svg|OUT.png TITLE" >&2; exit 2; }
+csv=$1 out=$2 title=$3
+command -v gnuplot >/dev/null || { echo "bench/plot.sh: no gnuplot (apt-get install gnuplot-nox)" >&2; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/aesfast-plot.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# One data file per cipher and operation ("size aesfast default", "?" where a figure is missing),
+# and the ciphers in the CSV's order.
+awk -F, -v dir="$tmp" 'NR > 1 && $1 != "cipher" && NF >= 5 {
+    if (!($1 in seen)) { seen[$1] = ++n; print $1 > (dir "/ciphers") }
+    f = dir "/" seen[$1] "-" $2 ".dat"
+    print $3, ($4 == "" ? "?" : $4), ($5 == "" ? "?" : $5) > f
+  }' "$csv"
+[ -s "$tmp/ciphers" ] || { echo "bench/plot.sh: no rows in $csv" >&2; exit 1; }
+mapfile -t ciphers <"$tmp/ciphers"
+n=${#ciphers[@]} cols=3
+[ "$n" -ge 3 ] || cols=$n
+rows=$(((n + cols - 1) / cols))
+size="$((cols * 420)),$((rows * 330 + 40))"
+case $out in
+  *.png) terminal="pngcairo size $size font \"sans,10\" background \"white\"" ;;
+  *) terminal="svg size $size dynamic font \"sans,11\" background \"white\"" ;;
+esac
+
+{
+  cat <<EOF
+set terminal $terminal
+set output "$out"
+set datafile missing "?"
+set logscale x 2
+set xtics ("16" 16, "64" 64, "256" 256, "1k" 1024, "16k" 16384, "1M" 1048576)
+set grid
+set key top left font ",9" spacing 0.9
+set ylabel "GB/s"
+set xlabel "message bytes"
+set yrange [0:*]
+set style line 1 lc rgb "#1f77b4" lw 2 pt 7 ps 0.5
+set style line 2 lc rgb "#d62728" lw 2 pt 5 ps 0.5
+set style line 3 lc rgb "#2ca02c" lw 2 pt 9 ps 0.5
+set multiplot layout $rows,$cols title "$title" font ",13"
+EOF
+  for i in "${!ciphers[@]}"; do
+    idx=$((i + 1)) plots=()
+    for op in bulk seal open; do
+      f=$tmp/$idx-$op.dat
+      [ -s "$f" ] || continue
+      case $op in bulk) ls=1 ;; seal) ls=2 ;; open) ls=3 ;; esac
+      plots+=("\"$f\" using 1:2 with linespoints ls $ls title \"$op aesfast\"")
+      if awk '$3 != "?" { found = 1 } END { exit !found }' "$f"; then
+        plots+=("\"$f\" using 1:3 with linespoints ls $ls dt 2 title \"$op default\"")
+      fi
+    done
+    echo "set title \"${ciphers[$i]}\""
+    (IFS=,; echo "plot ${plots[*]}")
+  done
+  echo "unset multiplot"
+} >"$tmp/plot.gp"
+gnuplot "$tmp/plot.gp"
+echo "$out"
