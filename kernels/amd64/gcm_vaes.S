@@ -73,46 +73,55 @@
  * Karatsuba or schoolbook
  *   Schoolbook takes 4 VPCLMULQDQ per vector (MI = a_hi b_lo ^ a_lo b_hi); Karatsuba 3, with
  *   MI = (a_lo ^ a_hi)(b_lo ^ b_hi) ^ LO ^ HI, the ^ LO ^ HI done once per reduction on the
- *   sums and b_lo ^ b_hi stored with each power. Its cost is the data side, a_lo ^ a_hi:
+ *   sums and b_lo ^ b_hi stored with the powers. Its cost is the data side, a_lo ^ a_hi:
  *     - on ymm, a VPSHUFD and a VPXOR per vector;
  *     - on zmm, per pair of vectors a and b, one VPUNPCKLQDQ, one VPUNPCKHQDQ and one VPXORD
- *       make [a_lo ^ a_hi, b_lo ^ b_hi] in each lane, whose qword 0 meets a's Karatsuba term
- *       and qword 1 b's (the terms are in both qwords of their word).
+ *       make [a_lo ^ a_hi, b_lo ^ b_hi] in each lane, whose qword 0 meets a's Karatsuba terms
+ *       and qword 1 b's, packed the same way in the table.
  *   On zmm that is 6 VPCLMULQDQ + 3 other operations per pair against 8 VPCLMULQDQ, and with
  *   three-way XORs (VPTERNLOGD) 3 additions into the sums against 4: the same count, 12, of
- *   vector operations. Where VPCLMULQDQ costs no more than any other operation (Intel: one per
- *   cycle, beside one VAESENC), the two are even; where it costs two (AMD Zen 3 to Zen 5: one
- *   per two cycles), Karatsuba's 6 are the loop's bound. KARA selects it for each width (set
- *   where the functions are emitted, at the end of this file).
+ *   vector operations, and one load of powers more. Where VPCLMULQDQ issues as often as any
+ *   other operation (Intel: one per cycle, beside one VAESENC), the two are about even; where
+ *   it costs two (AMD Zen 3 to Zen 5: one per two cycles, and AES runs twice as fast beside it),
+ *   the 6 VPCLMULQDQs of a pair against 8 bound the whole loop. Karatsuba, then, on both widths
+ *   (KARA = 0 builds the 512-bit schoolbook variant; the README has both measured).
  *
  * The hash-key table (aesfast_hash_key.tbl, 1024 bytes, 16-byte aligned only; POLYVAL's the same
  * with H' = H)
  *     bytes 16 (32 - k)         H'^k, k = 1..32: H'^32 first, H'^1 at 496. A group of n blocks
  *                               starts at the power H'^n, at 16 (32 - n), and its vector i of
  *                               blocks meets the powers at 16 (32 - n) + i VL.
- *     bytes 512 + 16 (32 - k)   the Karatsuba term of H'^k: its lo ^ hi in both qwords.
- *   The 512-bit ghash_init and polyval_init write all of it; the 256-bit ones, whose loops take
- *   16 blocks, H'^16..H'^1 and their terms (bytes 256..511 and 768..1023). polyval_init_few
- *   writes H'^8..H'^1 and their terms, and (512-bit) zeros at bytes 512..575: the 512-bit tails
- *   read the last vector of powers whole, up to 48 bytes past H'^1, beside zeroed data lanes,
- *   so those bytes add nothing but must have been written.
+ *   then the Karatsuba terms (lo ^ hi in both qwords of a term):
+ *     256-bit: bytes 512 + 16 (32 - k), the term of H'^k beside the power's place;
+ *     512-bit: bytes 512 + 64 p, p = 0..3, the terms of pair p of a 32-block group (vectors 2p
+ *              and 2p+1, powers at 128 p and 128 p + 64): lane k holds the term of vector 2p's
+ *              lane k in qword 0 and of vector 2p+1's in qword 1 (see _hash32_pair).
+ *   The 512-bit ghash_init and polyval_init write bytes 0..767; the 256-bit ones, whose loops
+ *   take 16 blocks, H'^16..H'^1 and their terms (bytes 256..511 and 768..1023). polyval_init_few
+ *   writes H'^8..H'^1 (and, 256-bit, their terms), and (512-bit) zeros at bytes 512..575: the
+ *   512-bit tails read their last vector of powers whole, up to 48 bytes past H'^1, beside
+ *   zeroed data lanes, so those bytes add nothing but must have been written.
  *
  * Stitching, 512-bit
  *   Each iteration encrypts 32 counter blocks (V0-V7) and hashes 32 blocks (CT0-CT7); the hash
  *   work, four pairs and the two halves of the reduction, is spread over the middle AES rounds of
- *   the key size (a loop per key size: AES-256's 13 middle rounds carry the hash as evenly as
+ *   the key size (a loop per key size: AES-256's 13 middle rounds carry it as evenly as
  *   AES-128's 9), so that the VAESENC and VPCLMULQDQ streams interleave. Seal's last AES round
  *   writes its output into CT0-CT7, and the next iteration hashes it from there while it
  *   encrypts the next 32 blocks: the hash runs 32 blocks behind the AES and reads nothing back
  *   from memory. Open loads its 32 input blocks into CT0-CT7 once, for the hash and for the
- *   last round's XOR; all loads of an iteration precede its stores, so in == out works.
+ *   last round's XOR; all loads of an iteration precede its stores, so in == out works. Each
+ *   vector of powers is loaded once per iteration into PT, for all its products: on Intel every
+ *   load beside saturated vector ports costs time, memory operands included (see the README).
  *
- *   GCM's counter is kept natively (the last 4 bytes of each lane reversed, so VPADDD adds to
- *   the 32-bit counter; CTRN, lanes c+0..c+3). When the group's 32 counters share bytes 12..14
- *   (the low byte of the first is at most 224), they are made from one shuffle per group: the
- *   big-endian counters c+0..c+3, plus 4i in byte 15 for vector i (a VPADDD with a constant),
- *   XOR rk[0]: two operations per vector. One group in eight crosses a carry into byte 14 and
- *   takes the native way, with a shuffle per vector. GCM-SIV's counter needs no shuffle at all.
+ * Counters, 512-bit
+ *   GCM's native counter form is the whole block reversed (the BSWAP128 that GHASH uses), so
+ *   that its 32-bit counter is dword 0 and VPADDD advances it mod 2^32; GCM-SIV's is the block
+ *   itself. A group's vectors are a chain of VPADDDs by 4 from CTRN (c+0..c+3), each turned
+ *   into blocks by a VPSHUFB (GCM) and XORed with rk[0]. A form with no shuffle per vector, the
+ *   big-endian blocks plus 4 in byte 15 while no carry leaves byte 15 (7 of 8 groups), was
+ *   measured faster, but its branch follows the counter, which for GCM IVs other than 12 bytes
+ *   is J0 = GHASH_H(IV), a secret: it needs the caller to say that the counter is public.
  *
  *   Tails (fewer than 32 blocks, also whole short calls): the 1..31 blocks are done as 1, 2, 4
  *   or 8 vectors, the fewest that cover them, the partial ones with byte masks (k1-k4): counter
@@ -146,11 +155,12 @@
  *   zmm8-10   GLO, GMI, GHI: the sums           zmm11     GACC: the hash state (lane 0)
  *   zmm12-15, zmm24  GA, GB, GT0, GT1, GT2: the hash's temporaries (the lane sums use VEX on
  *             ymm10/15 and xmm10/11/15, so these live below 16)
- *   zmm25     BSWAP128 (GHASH's block reversal) zmm26     BSWAPCTR (the counter shuffle)
+ *   zmm25     BSWAP128 (GHASH's block reversal, GCM's counter form)
+ *   zmm26     PT: the vector of powers in use
  *   zmm27-29  RK0, RKLAST, RKT: rk[0], the last round key, the round key of the current round
- *             (broadcast once per round for all 8 vectors: a load, not a vector operation)
- *   zmm30-31  CTRN (native counters), CTRB (their big-endian form in the fast path)
- *   CTRLO (cl) the low byte of the next group's first counter; k1-k4 the tail masks.
+ *             (broadcast once per round for all 8 vectors)
+ *   zmm30-31  CTRN (native counters, lanes c+0..c+3), CSTEP (4 in dword 0 of each lane)
+ *   k1-k4     the tail masks
  */
 
 #include "asm_base.h"
@@ -162,7 +172,7 @@
         .set            KEY,      %rdi  /* const aesfast_key * */
         .set            HKEY,     %rsi  /* const aesfast_hash_key *: the table of powers */
         .set            ACCP,     %rdx  /* uint8_t acc[16] */
-        .set            CTRP,     %rcx  /* const uint8_t ctr[16]; then free (GSRC, CTRLO) */
+        .set            CTRP,     %rcx  /* const uint8_t ctr[16]; then free (GSRC) */
         .set            IN,       %r8   /* const uint8_t *in */
         .set            OUT,      %r9   /* uint8_t *out */
         .set            NBLOCKS,  %r10  /* blocks left (minus one iteration's worth) */
@@ -173,8 +183,6 @@
         .set            GSRC,     %rcx  /* _ghash_tail: the blocks to hash */
         .set            GCNT,     %r11  /* _ghash_tail: how many (1..15) */
         .set            GHP,      %rax  /* _ghash_tail: the current vector of powers */
-        .set            CTRLO,    %ecx  /* 512-bit: the low byte of the next counter (in cl) */
-        .set            CTRLOB,   %cl
         .set            TBYTES,   %r10  /* 512-bit tail: 16 * the blocks left */
 .endm
 
@@ -213,8 +221,7 @@
         .long 2, 0, 0, 0,  2, 0, 0, 0
 /* 512-bit: GCM's native counters are the blocks reversed, GCM-SIV's the blocks: both count in
  * dword 0. The step from one vector to the next (4), and of a 32-block group (32); what vector
- * i = 0..7 of a group adds to counters that are at c+0..c+3 in its four lanes (the tails); 4 in
- * byte 15 (the top byte of dword 3) for CTR_BE_FAST's big-endian chain. */
+ * i = 0..7 of a group adds to counters that are at c+0..c+3 in its four lanes (the tails). */
 .Lctr_step4:
         .long 4, 0, 0, 0
 .Lctr_step32:
@@ -226,10 +233,6 @@
         .rept 4
         .long 4*\i, 0, 0, 0
         .endr
-        .endr
-.Lctr_step4_be:
-        .rept 4
-        .long 0, 0, 0, 4 << 24
         .endr
 /* Byte indices 15..0 per lane: reverses each block (SP 800-38D order <-> the integer A). A
  * VPSHUFB memory operand, so it is as wide as a zmm. */
@@ -887,33 +890,10 @@
 /*
  * V0-V7 = the next 32 counter blocks ^ rk[0]; CTRN (native form, lanes c+0..c+3) advances by
  * 32. Each vector's counters are the previous vector's plus 4 (CSTEP), made before the previous
- * one is turned into counter blocks: a VPADDD, (GCM) a VPSHUFB and a VPXORD per vector.
- *
- * With CTR_BE_FAST, GCM's chain runs on the big-endian blocks themselves, adding 4 to byte 15,
- * whenever the group's 32 counters share bytes 12..14 (the low byte of the first, CTRLOB, a
- * copy in a GPR, is at most 224): one shuffle per group instead of one per vector. The other
- * groups (one in eight) take the native way. That branch depends on the counter, which is
- * public for 12-byte IVs (J0 = IV || 1) and for GCM-SIV (the tag), but not for GCM's other IV
- * lengths, where J0 is GHASH_H(IV): so it is off (see the README).
+ * one is turned into counter blocks: a VPADDD, (GCM) a VPSHUFB and a VPXORD per vector, no
+ * branch (see "Counters" at the top of this file for the faster form that needs one).
  */
 .macro _gcm32_counters fmt
-.if CTR_BE_FAST
-.ifc \fmt, ctr32
-        cmp             $224, CTRLOB
-        ja              .Lnative\@
-        vpshufb         BSWAP128, CTRN, V0              /* big-endian: c+0 .. c+3 */
-        _ctr_step_be    V0, V1
-        _ctr_step_be    V1, V2
-        _ctr_step_be    V2, V3
-        _ctr_step_be    V3, V4
-        _ctr_step_be    V4, V5
-        _ctr_step_be    V5, V6
-        _ctr_step_be    V6, V7
-        vpxord          RK0, V7, V7
-        jmp             .Lmade\@
-.endif
-.endif
-.Lnative\@:
         vpaddd          CSTEP, CTRN, V1
         _ctr_out        \fmt, CTRN, V0
         _ctr_step       \fmt, V1, V2
@@ -923,12 +903,6 @@
         _ctr_step       \fmt, V5, V6
         _ctr_step       \fmt, V6, V7
         _ctr_out        \fmt, V7, V7
-.Lmade\@:
-.if CTR_BE_FAST
-.ifc \fmt, ctr32
-        add             $32, CTRLOB
-.endif
-.endif
         vpaddd          .Lctr_step32(%rip), CTRN, CTRN
 .endm
 
@@ -947,12 +921,6 @@
 .macro _ctr_step fmt, cur, next
         vpaddd          CSTEP, \cur, \next
         _ctr_out        \fmt, \cur, \cur
-.endm
-
-/* The same on big-endian blocks (CTR_BE_FAST): + 4 in byte 15. */
-.macro _ctr_step_be cur, next
-        vpaddd          .Lctr_step4_be(%rip), \cur, \next
-        vpxord          RK0, \cur, \cur
 .endm
 
 
@@ -1197,15 +1165,12 @@
 .endif
 .endm
 
-/* CTRN = the counter blocks ctr+0 .. ctr+3 in native form (GCM: after BSWAP128 is loaded),
- * CSTEP, and for CTR_BE_FAST the low byte of ctr's counter in CTRLOB. */
+/* CTRN = the counter blocks ctr+0 .. ctr+3 in native form (GCM: after BSWAP128 is loaded), and
+ * CSTEP. */
 .macro _ctr32_setup fmt
         _vbroadcasti128 (CTRP), CTRN
 .ifc \fmt, ctr32
         vpshufb         BSWAP128, CTRN, CTRN
-.if CTR_BE_FAST
-        movzbl          15(CTRP), CTRLO                 /* (CTRP is free from here on) */
-.endif
 .endif
         vpaddd          .Llane_inc_ctr32le(%rip), CTRN, CTRN
         _vbroadcasti128 .Lctr_step4(%rip), CSTEP
@@ -1347,10 +1312,6 @@ AESFAST_END(aesfast_vaes_avx2_gcmsiv_ctr_then_hash)
 #define AESFAST_VAES512_KARA 1
 #endif
         .set            KARA, AESFAST_VAES512_KARA
-#ifndef AESFAST_VAES512_CTR_BE_FAST
-#define AESFAST_VAES512_CTR_BE_FAST 0
-#endif
-        .set            CTR_BE_FAST, AESFAST_VAES512_CTR_BE_FAST
 
 AESFAST_FUNC(aesfast_vaes_avx512_ghash_init)
         _ghash_init32_fn ghash
