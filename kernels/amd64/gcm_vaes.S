@@ -123,11 +123,12 @@
  *   measured faster, but its branch follows the counter, which for GCM IVs other than 12 bytes
  *   is J0 = GHASH_H(IV), a secret: it needs the caller to say that the counter is public.
  *
- *   Tails (fewer than 32 blocks, also whole short calls): the 1..31 blocks are done as 1, 2, 4
- *   or 8 vectors, the fewest that cover them, the partial ones with byte masks (k1-k4): counter
- *   blocks, AES, masked loads and stores, nothing read or written past a buffer. Their hash
- *   starts at H'^n (schoolbook: no Karatsuba terms needed), and seal hashes its tail's output
- *   from registers, after the lagging 32 blocks, with its masked-off lanes zeroed.
+ *   Tails (fewer than 32 blocks, also whole short calls) go vector by vector in a loop whose
+ *   iterations the core overlaps (only the counter and the sums carry from one to the next),
+ *   the round keys in registers, the last vector under a byte mask (k1): masked loads and
+ *   stores, nothing read or written past a buffer. Their hash starts at H'^n (schoolbook: no
+ *   Karatsuba terms needed); seal hashes each output vector from its register, after the
+ *   lagging 32 blocks, with its masked-off lanes zeroed.
  *
  * Stitching, 256-bit
  *   Each iteration runs AES on 16 counter blocks (8 ymm) and GHASH on 16 blocks; the GHASH
@@ -160,7 +161,7 @@
  *   zmm27-29  RK0, RKLAST, RKT: rk[0], the last round key, the round key of the current round
  *             (broadcast once per round for all 8 vectors)
  *   zmm30-31  CTRN (native counters, lanes c+0..c+3), CSTEP (4 in dword 0 of each lane)
- *   k1-k4     the tail masks
+ *   k1        the tail's mask; the tail keeps the round keys in CT0-CT7 and V1-V5
  */
 
 #include "asm_base.h"
@@ -184,6 +185,7 @@
         .set            GCNT,     %r11  /* _ghash_tail: how many (1..15) */
         .set            GHP,      %rax  /* _ghash_tail: the current vector of powers */
         .set            TBYTES,   %r10  /* 512-bit tail: 16 * the blocks left */
+        .set            TMASK,    %rcx  /* 512-bit tail: the mask of the next vector */
 .endm
 
 /* aesfast_T_ghash's arguments (rdi, rsi, rdx, rcx). */
@@ -194,6 +196,7 @@
         .set            GCNT,     %rcx  /* nblocks, then the blocks left */
         .set            GHP,      %rax
         .set            TBYTES,   %r8   /* 512-bit tail: 16 * the blocks left */
+        .set            TMASK,    %r9   /* 512-bit tail: the mask of the next vector */
 .endm
 
 /* The shared macros name these before they are first expanded; each function re-sets them. */
@@ -746,6 +749,8 @@
         .set            GT2, %zmm24
         .set            GHI_Y, %ymm10
         .set            GHI_X, %xmm10
+        .set            GLO_X, %xmm8
+        .set            GMI_X, %xmm9
         .set            GACC_X, %xmm11
         .set            GT1_Y, %ymm15
         .set            GT1_X, %xmm15
@@ -1003,131 +1008,91 @@
 .endm
 
 /*
- * Tails of 1..31 blocks are done as \nv = 1, 2, 4 or 8 vectors, the fewest that cover them:
- * vectors 0 .. nv/2-1 are whole, and each other one, v = nv/2 .. nv-1, gets a byte mask in
- * k(v - nv/2 + 1) (k1..k4): max(0, min(64, TBYTES - 64 v)) bytes, TBYTES = 16 * blocks.
- * Clobbers rax and rcx.
+ * Tails (1..31 blocks, and whole calls of fewer than 32) go vector by vector: a loop whose
+ * iterations are independent but for the counter and the sums, so the core runs several at once
+ * (the state lives in V0, renamed per iteration). Its last vector is partial: each iteration's
+ * byte mask (k1) covers min(64, TBYTES) bytes, TBYTES = 16 * the blocks left. The hash meets
+ * the powers from H'^n on (GHP, advanced by a vector per iteration), schoolbook (no Karatsuba
+ * terms needed); the state goes into the first block only (GACC is zeroed after it).
  */
-.macro _tail_masks nv
-.irp v, 0,1,2,3,4,5,6,7
-.if (\v >= \nv / 2) && (\v < \nv)
-        xor             %ecx, %ecx
-        mov             TBYTES, %rax
-        sub             $64*\v, %rax
-        cmovs           %rcx, %rax                      /* the bytes of vector v, if any */
-        mov             $-1, %rcx
-        bzhi            %rax, %rcx, %rcx                /* (all ones from 64 on) */
-        _kinsn          (\v - \nv / 2 + 1), kmovq, %rcx
-.endif
-.endr
+
+/* k1 = the byte mask of the next vector of the tail: the low min(64, TBYTES) bits. (BZHI reads
+ * only the index's low byte, so the whole vectors skip it.) */
+.macro _tail_mask
+        mov             $-1, TMASK
+        cmp             $64, TBYTES
+        jae             .Lwhole\@
+        bzhi            TBYTES, TMASK, TMASK
+.Lwhole\@:
+        kmovq           TMASK, %k1
 .endm
 
-/* \insn with mask register k\n (1..4): "kmovq \a, %kn", "vmovdqu8 \a, \b{%kn}{z}" (zload),
- * "vmovdqu8 \a, \b{%kn}" (store). */
-.macro _kinsn n, insn, a, b
-.irp k, 1,2,3,4
-.if (\n) == \k
-.ifc \insn, kmovq
-        kmovq           \a, %k\k
-.endif
-.ifc \insn, zload
-        vmovdqu8        \a, \b{%k\k}{z}
-.endif
-.ifc \insn, store
-        vmovdqu8        \a, \b{%k\k}
-.endif
-.endif
-.endr
+/* GA = the blocks in \src as integers (masked-off lanes zero), with the hash state in the
+ * first vector, then added, times the powers at GHP, into GLO/GMI/GHI. */
+.macro _tail_hash hfmt, src
+        _hash_in        \hfmt, \src, GA
+        vpxord          GACC, .Lhin, GA                 /* the state (zero after the first) */
+        vpxor           GACC_X, GACC_X, GACC_X
+        vmovdqu8        (GHP), PT
+        vpclmulqdq      $0x00, PT, GA, GT0
+        vpclmulqdq      $0x11, PT, GA, GT1
+        vpxord          GT0, GLO, GLO
+        vpxord          GT1, GHI, GHI
+        vpclmulqdq      $0x01, PT, GA, GT0
+        vpclmulqdq      $0x10, PT, GA, GT1
+        vpternlogd      $0x96, GT0, GT1, GMI
+        add             $64, GHP
 .endm
 
-/* \dst = vector \v of a tail of \nv vectors at \off(\src): whole, or masked (zeroed lanes). */
-.macro _tail_load nv, v, src, off, dst
-.if \v < \nv / 2
-        vmovdqu8        \off(\src), \dst
-.else
-        _kinsn          (\v - \nv / 2 + 1), zload, \off(\src), \dst
-.endif
+/* The round keys a tail keeps in registers, RKE1..RKE13 (j places before the last): CT0-CT7
+ * and V1-V5, free in a tail. Loads those the key size has (none before rk[0]). */
+.macro _tail_keys
+        .set            RKE1, CT0
+        .set            RKE2, CT1
+        .set            RKE3, CT2
+        .set            RKE4, CT3
+        .set            RKE5, CT4
+        .set            RKE6, CT5
+        .set            RKE7, CT6
+        .set            RKE8, CT7
+        .set            RKE9, V1
+        .set            RKE10, V2
+        .set            RKE11, V3
+        .set            RKE12, V4
+        .set            RKE13, V5
+.irp j, 1,2,3,4,5,6,7,8,9
+        _vbroadcasti128 -16*\j(RKEND), RKE\j
+.endr
+        cmp             $12, ROUNDS
+        jb              .Lkeys\@
+        _vbroadcasti128 -16*10(RKEND), RKE10
+        _vbroadcasti128 -16*11(RKEND), RKE11
+        je              .Lkeys\@
+        _vbroadcasti128 -16*12(RKEND), RKE12
+        _vbroadcasti128 -16*13(RKEND), RKE13
+.Lkeys\@:
 .endm
 
-/*
- * CTR of a tail of \nv vectors (V0..V(nv-1)) from CTRN. Seal (\enc): the output's
- * masked-off lanes are zeroed too, for the hash that follows.
- */
-.macro _tail_ctr32 nv, fmt, enc
-.irp i, 0,1,2,3,4,5,6,7
-.if \i < \nv
-        vpaddd          .Lctr_inc32+64*\i(%rip), CTRN, V\i
-        _ctr_out        \fmt, V\i, V\i
-.endif
-.endr
-        cmpl            $12, AESFAST_KEY_ROUNDS(KEY)
+/* V0 = AES of its counter blocks, but the last round (the caller folds the input into it). */
+.macro _tail_rounds
+        cmp             $12, ROUNDS
         jb              .Lr128\@
         je              .Lr192\@
-        _vaes_round     13, \nv
-        _vaes_round     12, \nv
+        vaesenc         RKE13, V0, V0
+        vaesenc         RKE12, V0, V0
 .Lr192\@:
-        _vaes_round     11, \nv
-        _vaes_round     10, \nv
+        vaesenc         RKE11, V0, V0
+        vaesenc         RKE10, V0, V0
 .Lr128\@:
 .irp j, 9,8,7,6,5,4,3,2,1
-        _vaes_round     \j, \nv
-.endr
-.irp i, 0,1,2,3,4,5,6,7
-.if \i < \nv
-        _tail_load      \nv, \i, IN, 64*\i, RKT
-        vpxord          RKT, RKLAST, RKT                /* last round key ^ input */
-        vaesenclast     RKT, V\i, V\i
-.if \i < \nv / 2
-        vmovdqu8        V\i, 64*\i(OUT)
-.else
-.if \enc
-        _kinsn          (\i - \nv / 2 + 1), zload, V\i, V\i    /* zero the lanes past the end */
-.endif
-        _kinsn          (\i - \nv / 2 + 1), store, V\i, 64*\i(OUT)
-.endif
-.endif
+        vaesenc         RKE\j, V0, V0
 .endr
 .endm
 
 /*
- * The hash of a tail of \nv vectors into GACC: \src = regs (V0..V(nv-1), masked-off lanes
- * zero) or the register with their address (masked loads). The powers start at H'^n, at GHP:
- * vector i meets 64i(GHP). Schoolbook (no Karatsuba terms), then the reduction.
- */
-.macro _hash32_tail nv, hfmt, src
-.irp i, 0,1,2,3,4,5,6,7
-.if \i < \nv
-.ifc \src, regs
-        _hash_in        \hfmt, V\i, GA, acc=(\i == 0)
-.else
-        _tail_load      \nv, \i, \src, 64*\i, GA
-        _hash_in        \hfmt, GA, GA, acc=(\i == 0)
-.endif
-.if \i == 0
-        vpclmulqdq      $0x00, (GHP), .Lhin, GLO
-        vpclmulqdq      $0x11, (GHP), .Lhin, GHI
-        vpclmulqdq      $0x01, (GHP), .Lhin, GMI
-        vpclmulqdq      $0x10, (GHP), .Lhin, GT1
-        vpxord          GT1, GMI, GMI
-.else
-        vpclmulqdq      $0x00, 64*\i(GHP), .Lhin, GT0
-        vpxord          GT0, GLO, GLO
-        vpclmulqdq      $0x11, 64*\i(GHP), .Lhin, GT0
-        vpxord          GT0, GHI, GHI
-        vpclmulqdq      $0x01, 64*\i(GHP), .Lhin, GT0
-        vpclmulqdq      $0x10, 64*\i(GHP), .Lhin, GT1
-        vpternlogd      $0x96, GT0, GT1, GMI
-.endif
-.endif
-.endr
-        _reduce32_a     kara=0
-        _reduce32_b
-.endm
-
-/*
- * The tail of a stitched call: NBLOCKS = 1..31 blocks, as 1, 2, 4 or 8 vectors. Open hashes
- * them (from IN) and decrypts them; seal encrypts them and hashes its output from registers.
- * HKEY is moved to the first power the hash needs (GHP).
+ * The tail of a stitched call: NBLOCKS = 1..31 blocks. Open hashes each input vector and
+ * decrypts it; seal encrypts it and hashes its output, masked-off lanes zeroed. HKEY becomes
+ * GHP, the power the next vector meets.
  */
 .macro _gcm32_tail enc, fmt, hfmt
         .set            GHP, HKEY
@@ -1135,34 +1100,34 @@
         shl             $4, TBYTES
         add             $512, GHP
         sub             TBYTES, GHP                     /* &H'^n */
-        cmp             $4*16, TBYTES
-        ja              .Lt2\@
-        _gcm32_tail_nv  1, \enc, \fmt, \hfmt
-        jmp             .Ltdone\@
-.Lt2\@:
-        cmp             $8*16, TBYTES
-        ja              .Lt4\@
-        _gcm32_tail_nv  2, \enc, \fmt, \hfmt
-        jmp             .Ltdone\@
-.Lt4\@:
-        cmp             $16*16, TBYTES
-        ja              .Lt8\@
-        _gcm32_tail_nv  4, \enc, \fmt, \hfmt
-        jmp             .Ltdone\@
-.Lt8\@:
-        _gcm32_tail_nv  8, \enc, \fmt, \hfmt
-.Ltdone\@:
-.endm
-
-.macro _gcm32_tail_nv nv, enc, fmt, hfmt
-        _tail_masks     \nv
+        _tail_keys
+        vpxor           GLO_X, GLO_X, GLO_X
+        vpxor           GMI_X, GMI_X, GMI_X
+        vpxor           GHI_X, GHI_X, GHI_X
+.Ltail\@:
+        _tail_mask
+        _ctr_out        \fmt, CTRN, V0
+        vpaddd          CSTEP, CTRN, CTRN
+        _tail_rounds
+        vmovdqu8        (IN), RKT{%k1}{z}
 .if \enc
-        _tail_ctr32     \nv, \fmt, 1
-        _hash32_tail    \nv, \hfmt, regs
+        vpxord          RKT, RKLAST, RKT
+        vaesenclast     RKT, V0, V0
+        vmovdqu8        V0, V0{%k1}{z}                  /* zero the lanes past the end */
+        vmovdqu8        V0, (OUT){%k1}
+        _tail_hash      \hfmt, V0
 .else
-        _hash32_tail    \nv, \hfmt, IN
-        _tail_ctr32     \nv, \fmt, 0
+        _tail_hash      \hfmt, RKT
+        vpxord          RKT, RKLAST, RKT
+        vaesenclast     RKT, V0, V0
+        vmovdqu8        V0, (OUT){%k1}
 .endif
+        add             $64, IN
+        add             $64, OUT
+        sub             $64, TBYTES
+        ja              .Ltail\@
+        _reduce32_a     kara=0
+        _reduce32_b
 .endm
 
 /* CTRN = the counter blocks ctr+0 .. ctr+3 in native form (GCM: after BSWAP128 is loaded), and
@@ -1214,7 +1179,7 @@
 .endm
 
 /* The body of aesfast_vaes_avx512_ghash and _polyval(hkey, acc, in, nblocks): 32 blocks per
- * reduction, then a tail of 1, 2, 4 or 8 vectors. */
+ * reduction, then the tail vector by vector. */
 .macro _ghash32_fn hfmt
         test            GCNT, GCNT
         jz              .Lret\@
@@ -1240,26 +1205,18 @@
         shl             $4, TBYTES
         add             $512, GHP
         sub             TBYTES, GHP                     /* &H'^n */
-        cmp             $4*16, TBYTES
-        ja              .Lt2\@
-        _tail_masks     1
-        _hash32_tail    1, \hfmt, GSRC
-        jmp             .Ldone\@
-.Lt2\@:
-        cmp             $8*16, TBYTES
-        ja              .Lt4\@
-        _tail_masks     2
-        _hash32_tail    2, \hfmt, GSRC
-        jmp             .Ldone\@
-.Lt4\@:
-        cmp             $16*16, TBYTES
-        ja              .Lt8\@
-        _tail_masks     4
-        _hash32_tail    4, \hfmt, GSRC
-        jmp             .Ldone\@
-.Lt8\@:
-        _tail_masks     8
-        _hash32_tail    8, \hfmt, GSRC
+        vpxor           GLO_X, GLO_X, GLO_X
+        vpxor           GMI_X, GMI_X, GMI_X
+        vpxor           GHI_X, GHI_X, GHI_X
+.Ltail_loop\@:
+        _tail_mask
+        vmovdqu8        (GSRC), RKT{%k1}{z}
+        _tail_hash      \hfmt, RKT
+        add             $64, GSRC
+        sub             $64, TBYTES
+        ja              .Ltail_loop\@
+        _reduce32_a     kara=0
+        _reduce32_b
 .Ldone\@:
         _store_acc      \hfmt
         vzeroupper
