@@ -1010,22 +1010,12 @@
 /*
  * Tails (1..31 blocks, and whole calls of fewer than 32) go vector by vector: a loop whose
  * iterations are independent but for the counter and the sums, so the core runs several at once
- * (the state lives in V0, renamed per iteration). Its last vector is partial: each iteration's
- * byte mask (k1) covers min(64, TBYTES) bytes, TBYTES = 16 * the blocks left. The hash meets
+ * (the state lives in V0, renamed per iteration). Its whole vectors first, then the last 1..4
+ * blocks under a byte mask (k1) of TBYTES = 16 * the blocks left. The hash meets
  * the powers from H'^n on (GHP, advanced by a vector per iteration), schoolbook (no Karatsuba
  * terms needed); the state goes into the first block only (GACC is zeroed after it).
  */
 
-/* k1 = the byte mask of the next vector of the tail: the low min(64, TBYTES) bits. (BZHI reads
- * only the index's low byte, so the whole vectors skip it.) */
-.macro _tail_mask
-        mov             $-1, TMASK
-        cmp             $64, TBYTES
-        jae             .Lwhole\@
-        bzhi            TBYTES, TMASK, TMASK
-.Lwhole\@:
-        kmovq           TMASK, %k1
-.endm
 
 /* GA = the blocks in \src as integers (masked-off lanes zero), with the hash state in the
  * first vector, then added, times the powers at GHP, into GLO/GMI/GHI. */
@@ -1104,30 +1094,54 @@
         vpxor           GLO_X, GLO_X, GLO_X
         vpxor           GMI_X, GMI_X, GMI_X
         vpxor           GHI_X, GHI_X, GHI_X
-.Ltail\@:
-        _tail_mask
+        cmp             $64, TBYTES
+        jbe             .Llast\@
+.Lwhole\@:
+        _gcm32_tail_vec \enc, \fmt, \hfmt, 0
+        sub             $64, TBYTES
+        cmp             $64, TBYTES
+        ja              .Lwhole\@
+.Llast\@:                                               /* 1..4 blocks */
+        mov             $-1, TMASK
+        bzhi            TBYTES, TMASK, TMASK
+        kmovq           TMASK, %k1
+        _gcm32_tail_vec \enc, \fmt, \hfmt, 1
+        _reduce32_a     kara=0
+        _reduce32_b
+.endm
+
+/* One vector of _gcm32_tail, \masked by k1 or whole; advances IN, OUT, CTRN and GHP. */
+.macro _gcm32_tail_vec enc, fmt, hfmt, masked
         _ctr_out        \fmt, CTRN, V0
         vpaddd          CSTEP, CTRN, CTRN
         _tail_rounds
+.if \masked
         vmovdqu8        (IN), RKT{%k1}{z}
+.else
+        vmovdqu8        (IN), RKT
+.endif
 .if \enc
         vpxord          RKT, RKLAST, RKT
         vaesenclast     RKT, V0, V0
+.if \masked
         vmovdqu8        V0, V0{%k1}{z}                  /* zero the lanes past the end */
         vmovdqu8        V0, (OUT){%k1}
+.else
+        vmovdqu8        V0, (OUT)
+.endif
         _tail_hash      \hfmt, V0
 .else
         _tail_hash      \hfmt, RKT
         vpxord          RKT, RKLAST, RKT
         vaesenclast     RKT, V0, V0
+.if \masked
         vmovdqu8        V0, (OUT){%k1}
+.else
+        vmovdqu8        V0, (OUT)
+.endif
 .endif
         add             $64, IN
         add             $64, OUT
-        sub             $64, TBYTES
-        ja              .Ltail\@
-        _reduce32_a     kara=0
-        _reduce32_b
 .endm
 
 /* CTRN = the counter blocks ctr+0 .. ctr+3 in native form (GCM: after BSWAP128 is loaded), and
@@ -1209,12 +1223,19 @@
         vpxor           GMI_X, GMI_X, GMI_X
         vpxor           GHI_X, GHI_X, GHI_X
 .Ltail_loop\@:
-        _tail_mask
-        vmovdqu8        (GSRC), RKT{%k1}{z}
+        cmp             $64, TBYTES
+        jbe             .Ltail_last\@
+        vmovdqu8        (GSRC), RKT
         _tail_hash      \hfmt, RKT
         add             $64, GSRC
         sub             $64, TBYTES
-        ja              .Ltail_loop\@
+        jmp             .Ltail_loop\@
+.Ltail_last\@:
+        mov             $-1, TMASK
+        bzhi            TBYTES, TMASK, TMASK
+        kmovq           TMASK, %k1
+        vmovdqu8        (GSRC), RKT{%k1}{z}
+        _tail_hash      \hfmt, RKT
         _reduce32_a     kara=0
         _reduce32_b
 .Ldone\@:
