@@ -186,6 +186,7 @@
         .set            GHP,      %rax  /* _ghash_tail: the current vector of powers */
         .set            TBYTES,   %r10  /* 512-bit tail: 16 * the blocks left */
         .set            TMASK,    %rcx  /* 512-bit tail: the mask of the next vector */
+        .set            GHP0,     %r11  /* 512-bit tail: the powers of its first vector */
 .endm
 
 /* aesfast_T_ghash's arguments (rdi, rsi, rdx, rcx). */
@@ -197,6 +198,7 @@
         .set            GHP,      %rax
         .set            TBYTES,   %r8   /* 512-bit tail: 16 * the blocks left */
         .set            TMASK,    %r9   /* 512-bit tail: the mask of the next vector */
+        .set            GHP0,     %r10  /* 512-bit tail: the powers of the next vector */
 .endm
 
 /* The shared macros name these before they are first expanded; each function re-sets them. */
@@ -762,6 +764,7 @@
         .set            CT5, %zmm21
         .set            CT6, %zmm22
         .set            CT7, %zmm23
+        .set            TV0, %zmm6                      /* a tail's first vector (V6: free) */
         .set            BSWAP128, %zmm25
         .set            PT, %zmm26
         .set            RK0, %zmm27
@@ -1011,27 +1014,26 @@
  * Tails (1..31 blocks, and whole calls of fewer than 32) go vector by vector: a loop whose
  * iterations are independent but for the counter and the sums, so the core runs several at once
  * (the state lives in V0, renamed per iteration). Its whole vectors first, then the last 1..4
- * blocks under a byte mask (k1) of TBYTES = 16 * the blocks left. The hash meets
- * the powers from H'^n on (GHP, advanced by a vector per iteration), schoolbook (no Karatsuba
- * terms needed); the state goes into the first block only (GACC is zeroed after it).
+ * blocks under a byte mask (k1) of TBYTES = 16 * the blocks left. The hash meets the powers
+ * from H'^n on (GHP, advanced by a vector per iteration), schoolbook (no Karatsuba terms
+ * needed). The first vector, the one that takes in the hash state, is hashed last (kept in
+ * TV0): the chain from the state to the result, which is what a small call costs, is then one
+ * multiply, one addition and the reduction.
  */
 
 
-/* GA = the blocks in \src as integers (masked-off lanes zero), with the hash state in the
- * first vector, then added, times the powers at GHP, into GLO/GMI/GHI. */
-.macro _tail_hash hfmt, src
-        _hash_in        \hfmt, \src, GA
-        vpxord          GACC, .Lhin, GA                 /* the state (zero after the first) */
-        vpxor           GACC_X, GACC_X, GACC_X
-        vmovdqu8        (GHP), PT
-        vpclmulqdq      $0x00, PT, GA, GT0
-        vpclmulqdq      $0x11, PT, GA, GT1
+/* The blocks in \src (masked-off lanes zero) as integers, with the hash state added if \acc,
+ * times the powers at \pow, added into GLO/GMI/GHI. */
+.macro _tail_hash hfmt, src, pow=(GHP), acc=0
+        _hash_in        \hfmt, \src, GA, \acc
+        vmovdqu8        \pow, PT
+        vpclmulqdq      $0x00, PT, .Lhin, GT0
+        vpclmulqdq      $0x11, PT, .Lhin, GT1
         vpxord          GT0, GLO, GLO
         vpxord          GT1, GHI, GHI
-        vpclmulqdq      $0x01, PT, GA, GT0
-        vpclmulqdq      $0x10, PT, GA, GT1
+        vpclmulqdq      $0x01, PT, .Lhin, GT0
+        vpclmulqdq      $0x10, PT, .Lhin, GT1
         vpternlogd      $0x96, GT0, GT1, GMI
-        add             $64, GHP
 .endm
 
 /* The round keys a tail keeps in registers, RKE1..RKE13 (j places before the last): CT0-CT7
@@ -1094,6 +1096,12 @@
         vpxor           GLO_X, GLO_X, GLO_X
         vpxor           GMI_X, GMI_X, GMI_X
         vpxor           GHI_X, GHI_X, GHI_X
+        mov             GHP, GHP0
+        _tail_first_mask
+        _gcm32_tail_vec \enc, \fmt, \hfmt, 1, TV0       /* vector 0, its hash kept for last */
+        sub             $64, TBYTES
+        jbe             .Lfirst\@
+        add             $64, GHP
         cmp             $64, TBYTES
         jbe             .Llast\@
 .Lwhole\@:
@@ -1106,12 +1114,26 @@
         bzhi            TBYTES, TMASK, TMASK
         kmovq           TMASK, %k1
         _gcm32_tail_vec \enc, \fmt, \hfmt, 1
+.Lfirst\@:
+        _tail_hash      \hfmt, TV0, (GHP0), acc=1
         _reduce32_a     kara=0
         _reduce32_b
 .endm
 
-/* One vector of _gcm32_tail, \masked by k1 or whole; advances IN, OUT, CTRN and GHP. */
-.macro _gcm32_tail_vec enc, fmt, hfmt, masked
+/* k1 = the mask of the first vector of a tail of TBYTES bytes: all ones from 64 bytes on. */
+.macro _tail_first_mask
+        mov             $-1, TMASK
+        cmp             $64, TBYTES
+        jae             .Lwhole\@
+        bzhi            TBYTES, TMASK, TMASK
+.Lwhole\@:
+        kmovq           TMASK, %k1
+.endm
+
+/* One vector of _gcm32_tail, \masked by k1 or whole; advances IN, OUT, CTRN and GHP. Its hash
+ * input (seal: the output, masked-off lanes zero; open: the input) goes to \keep instead, if
+ * given, for the caller to hash. */
+.macro _gcm32_tail_vec enc, fmt, hfmt, masked, keep
         _ctr_out        \fmt, CTRN, V0
         vpaddd          CSTEP, CTRN, CTRN
         _tail_rounds
@@ -1120,24 +1142,30 @@
 .else
         vmovdqu8        (IN), RKT
 .endif
-.if \enc
+.ifnb \keep
+.if \enc == 0
+        vmovdqa64       RKT, \keep
+.endif
+.elseif \enc == 0
+        _tail_hash      \hfmt, RKT
+        add             $64, GHP
+.endif
         vpxord          RKT, RKLAST, RKT
         vaesenclast     RKT, V0, V0
-.if \masked
+.if \enc && \masked
         vmovdqu8        V0, V0{%k1}{z}                  /* zero the lanes past the end */
+.endif
+.if \masked
         vmovdqu8        V0, (OUT){%k1}
 .else
         vmovdqu8        V0, (OUT)
 .endif
+.if \enc
+.ifnb \keep
+        vmovdqa64       V0, \keep
+.else
         _tail_hash      \hfmt, V0
-.else
-        _tail_hash      \hfmt, RKT
-        vpxord          RKT, RKLAST, RKT
-        vaesenclast     RKT, V0, V0
-.if \masked
-        vmovdqu8        V0, (OUT){%k1}
-.else
-        vmovdqu8        V0, (OUT)
+        add             $64, GHP
 .endif
 .endif
         add             $64, IN
@@ -1222,12 +1250,18 @@
         vpxor           GLO_X, GLO_X, GLO_X
         vpxor           GMI_X, GMI_X, GMI_X
         vpxor           GHI_X, GHI_X, GHI_X
+        _tail_first_mask
+        vmovdqu8        (GSRC), TV0{%k1}{z}             /* block 0, hashed last */
+        sub             $64, TBYTES
+        jbe             .Ltail_first\@
+        lea             64(GHP), GHP0
 .Ltail_loop\@:
+        add             $64, GSRC
         cmp             $64, TBYTES
         jbe             .Ltail_last\@
         vmovdqu8        (GSRC), RKT
-        _tail_hash      \hfmt, RKT
-        add             $64, GSRC
+        _tail_hash      \hfmt, RKT, (GHP0)
+        add             $64, GHP0
         sub             $64, TBYTES
         jmp             .Ltail_loop\@
 .Ltail_last\@:
@@ -1235,7 +1269,9 @@
         bzhi            TBYTES, TMASK, TMASK
         kmovq           TMASK, %k1
         vmovdqu8        (GSRC), RKT{%k1}{z}
-        _tail_hash      \hfmt, RKT
+        _tail_hash      \hfmt, RKT, (GHP0)
+.Ltail_first\@:
+        _tail_hash      \hfmt, TV0, (GHP), acc=1
         _reduce32_a     kara=0
         _reduce32_b
 .Ldone\@:
