@@ -86,21 +86,21 @@
  *   the 6 VPCLMULQDQs of a pair against 8 bound the whole loop. Karatsuba, then, on both widths
  *   (KARA = 0 builds the 512-bit schoolbook variant; the README has both measured).
  *
- * The hash-key table (aesfast_hash_key.tbl, 1024 bytes, 16-byte aligned only; POLYVAL's the same
- * with H' = H)
- *     bytes 16 (32 - k)         H'^k, k = 1..32: H'^32 first, H'^1 at 496. A group of n blocks
- *                               starts at the power H'^n, at 16 (32 - n), and its vector i of
- *                               blocks meets the powers at 16 (32 - n) + i VL.
- *   then the Karatsuba terms (lo ^ hi in both qwords of a term):
- *     256-bit: bytes 512 + 16 (32 - k), the term of H'^k beside the power's place;
- *     512-bit: bytes 512 + 64 p, p = 0..3, the terms of pair p of a 32-block group (vectors 2p
- *              and 2p+1, powers at 128 p and 128 p + 64): lane k holds the term of vector 2p's
- *              lane k in qword 0 and of vector 2p+1's in qword 1 (see _hash32_pair).
- *   The 512-bit ghash_init and polyval_init write bytes 0..767; the 256-bit ones, whose loops
- *   take 16 blocks, H'^16..H'^1 and their terms (bytes 256..511 and 768..1023). polyval_init_few
- *   writes H'^8..H'^1 (and, 256-bit, their terms), and (512-bit) zeros at bytes 512..575: the
- *   512-bit tails read their last vector of powers whole, up to 48 bytes past H'^1, beside
- *   zeroed data lanes, so those bytes add nothing but must have been written.
+ * The hash-key tables (aesfast_hash_key.tbl, 1024 bytes, 16-byte aligned only; POLYVAL's the
+ * same with H' = H), one layout per width:
+ *   512-bit: bytes 16 (32 - k)   H'^k, k = 1..32: H'^32 first, H'^1 at 496. A group of n blocks
+ *                                starts at the power H'^n, at 16 (32 - n), and its vector i
+ *                                meets the powers at 16 (32 - n) + 64 i.
+ *            bytes 512 + 64 p    p = 0..3: the Karatsuba terms (lo ^ hi in both qwords) of pair
+ *                                p of a 32-block group (vectors 2p and 2p+1, powers at 128 p and
+ *                                128 p + 64): lane k holds the term of vector 2p's lane k in
+ *                                qword 0 and of vector 2p+1's in qword 1 (see _hash32_pair).
+ *   256-bit: bytes 16 (16 - k)   H'^k, k = 1..16, and 256 bytes on, its Karatsuba term.
+ *   ghash_init and polyval_init write all of their width's (bytes 0..767, or 0..511);
+ *   polyval_init_few H'^8..H'^1 (and, 256-bit, their terms), and (512-bit) zeros at bytes
+ *   512..575: the 512-bit tails read their last vector of powers whole, up to 48 bytes past H'^1,
+ *   beside zeroed data lanes, so those bytes add nothing but must have been written. The
+ *   256-bit tails read their last single block as an xmm, nothing past H'^1.
  *
  * Stitching, 512-bit
  *   Each iteration encrypts 32 counter blocks (V0-V7) and hashes 32 blocks (CT0-CT7); the hash
@@ -208,16 +208,20 @@
 
         AESFAST_RODATA
         .p2align 6
+/* Each constant a memory operand reads whole is 64-byte aligned: a load across two cache lines
+ * costs its loop time. */
 /* 0xc2000000000000000000000000000001 per lane: the low 128 bits of P'(y), y^127+y^126+y^121+1.
  * Its high qword is C, the fold constant of the Montgomery reduction; all of it is what the
  * one-bit shift in hash_init adds back when bit 127 falls out. */
 .Lgfpoly:
         .quad 1, 0xc200000000000000, 1, 0xc200000000000000
         .quad 1, 0xc200000000000000, 1, 0xc200000000000000
+        .p2align 6
 /* Counter shuffle (vaes_macros.h's .Lbswap_ctr32) for two lanes, as a memory operand. */
 .Lctr_bswap_vl:
         .byte 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12
         .byte 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12
+        .p2align 6
 /* 256-bit: per-lane counter steps for one ymm (2 blocks), in dword 3 for ctr32 and in dword 0
  * for ctr32le (see vaes_macros.h). */
 .Lctr_step2_ctr32_vl:
@@ -229,16 +233,19 @@
  * i = 0..7 of a group adds to counters that are at c+0..c+3 in its four lanes (the tails). */
 .Lctr_step4:
         .long 4, 0, 0, 0
+        .p2align 6
 .Lctr_step32:
         .rept 4
         .long 32, 0, 0, 0
         .endr
+        .p2align 6
 .Lctr_inc32:
         .irp i, 0,1,2,3,4,5,6,7
         .rept 4
         .long 4*\i, 0, 0, 0
         .endr
         .endr
+        .p2align 6
 /* Byte indices 15..0 per lane: reverses each block (SP 800-38D order <-> the integer A). A
  * VPSHUFB memory operand, so it is as wide as a zmm. */
 .Lbswap128:
@@ -279,9 +286,9 @@
         vmovdqu         GACC_X, (ACCP)
 .endm
 
-/* The offset in the table of the power H'^k, and of its Karatsuba term. */
+/* The offset in the table of the power H'^k: 512-bit (H'^32 first), 256-bit (H'^16 first). */
 #define HPOW(k) (16 * (32 - (k)))
-#define HKARA(k) (512 + 16 * (32 - (k)))
+#define HPOW16(k) (16 * (16 - (k)))
 
 /* ------------------------------------------------------------------------------------------ */
 /* 256-bit: 16 blocks per iteration and per reduction                                         */
@@ -308,7 +315,7 @@
 .endm
 
 /*
- * GD (blocks as integers) times the powers at \disp(\hk) (Karatsuba terms 512 bytes on), lane by
+ * GD (blocks as integers) times the powers at \disp(\hk) (Karatsuba terms 256 bytes on), lane by
  * lane, added to GLO/GMI/GHI (Karatsuba); \first = 1 writes the sums instead. The powers pass
  * through GHP_V. GMI gets the raw Karatsuba product (a_lo ^ a_hi)(b_lo ^ b_hi); _ghash_reduce
  * fixes it. \one: GD is a single block (upper lane zero), and only 16 bytes of powers and of
@@ -332,9 +339,9 @@
         vpxor           GT, GHI, GHI
 .endif
 .if \one
-        vmovdqu         512+\disp(\hk), GHP_X
+        vmovdqu         256+\disp(\hk), GHP_X
 .else
-        vmovdqu         512+\disp(\hk), GHP_V           /* their Karatsuba terms */
+        vmovdqu         256+\disp(\hk), GHP_V           /* their Karatsuba terms */
 .endif
         vpshufd         $0x4e, GD, GT                   /* qwords swapped */
         vpxor           GD, GT, GT                      /* a_lo ^ a_hi in the low qword */
@@ -359,7 +366,7 @@
 .if \i == 0
         vpxor           GACC, GD, GD
 .endif
-        _ghash_mul_acc  HKEY, HPOW(16)+\i*VL, (\i == 1)
+        _ghash_mul_acc  HKEY, \i*VL, (\i == 1)
 .endm
 
 /*
@@ -410,7 +417,7 @@
         mov             GCNT, GHP
         shl             $4, GHP
         neg             GHP
-        lea             512(HKEY, GHP), GHP     /* &H'^GCNT = tbl + 16 * (32 - GCNT) */
+        lea             256(HKEY, GHP), GHP     /* &H'^GCNT = tbl + 16 * (16 - GCNT) */
 .Lgt_loop\@:
         cmp             $BPV, GCNT
         jb              .Lgt_one\@
@@ -628,12 +635,12 @@
 .endm
 
 /* Two powers (ymm \p: the higher one in lane 0) at \off of the table, and their Karatsuba
- * terms 512 bytes on. */
+ * terms 256 bytes on. */
 .macro _store_pows p, off
         vmovdqu         \p, \off(%rdi)
         vpshufd         $0x4e, \p, %ymm4
         vpxor           \p, %ymm4, %ymm4                /* lo ^ hi in both qwords */
-        vmovdqu         %ymm4, 512+\off(%rdi)
+        vmovdqu         %ymm4, 256+\off(%rdi)
 .endm
 
 /*
@@ -654,20 +661,20 @@
         vinserti128     $1, %xmm3, %ymm3, %ymm1                         /* H'^4 in both lanes */
         _mont_mul       %ymm2, %ymm1, %ymm7, %ymm4, %ymm5, %ymm6        /* [H'^6, H'^5] */
         _mont_mul       %ymm3, %ymm1, %ymm8, %ymm4, %ymm5, %ymm6        /* [H'^8, H'^7] */
-        _store_pows     %ymm2, HPOW(2)
-        _store_pows     %ymm3, HPOW(4)
-        _store_pows     %ymm7, HPOW(6)
-        _store_pows     %ymm8, HPOW(8)
+        _store_pows     %ymm2, HPOW16(2)
+        _store_pows     %ymm3, HPOW16(4)
+        _store_pows     %ymm7, HPOW16(6)
+        _store_pows     %ymm8, HPOW16(8)
 .if \npow == 16
         vinserti128     $1, %xmm8, %ymm8, %ymm1                         /* H'^8 in both lanes */
         _mont_mul       %ymm2, %ymm1, %ymm9, %ymm4, %ymm5, %ymm6        /* [H'^10, H'^9] */
         _mont_mul       %ymm3, %ymm1, %ymm10, %ymm4, %ymm5, %ymm6       /* [H'^12, H'^11] */
         _mont_mul       %ymm7, %ymm1, %ymm11, %ymm4, %ymm5, %ymm6       /* [H'^14, H'^13] */
         _mont_mul       %ymm8, %ymm1, %ymm12, %ymm4, %ymm5, %ymm6       /* [H'^16, H'^15] */
-        _store_pows     %ymm9, HPOW(10)
-        _store_pows     %ymm10, HPOW(12)
-        _store_pows     %ymm11, HPOW(14)
-        _store_pows     %ymm12, HPOW(16)
+        _store_pows     %ymm9, HPOW16(10)
+        _store_pows     %ymm10, HPOW16(12)
+        _store_pows     %ymm11, HPOW16(14)
+        _store_pows     %ymm12, HPOW16(16)
 .elseif \npow != 8
         .error "_ghash_init_fn: npow must be 8 or 16"
 .endif
