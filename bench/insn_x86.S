@@ -56,49 +56,38 @@
 .endif
 .endm
 /* Mixes: even destinations one kind, odd the other (1:1); or thirds (1:1:1). */
-.macro _op_aes_clmul w, d
+.macro _op_mix w, d, a, b, c
+.ifb \c
 .if \d % 2
-        _op_vpclmulqdq  \w, \d
+        _op_\b          \w, \d
 .else
-        _op_vaesenc     \w, \d
+        _op_\a          \w, \d
 .endif
+.elseif \d % 3 == 0
+        _op_\a          \w, \d
+.elseif \d % 3 == 1
+        _op_\b          \w, \d
+.else
+        _op_\c          \w, \d
+.endif
+.endm
+.macro _op_aes_clmul w, d
+        _op_mix         \w, \d, vaesenc, vpclmulqdq
 .endm
 .macro _op_aes_xor w, d
-.if \d % 2
-        _op_vpxor       \w, \d
-.else
-        _op_vaesenc     \w, \d
-.endif
+        _op_mix         \w, \d, vaesenc, vpxor
 .endm
 .macro _op_clmul_xor w, d
-.if \d % 2
-        _op_vpxor       \w, \d
-.else
-        _op_vpclmulqdq  \w, \d
-.endif
+        _op_mix         \w, \d, vpclmulqdq, vpxor
 .endm
 .macro _op_aes_clmul_xor w, d
-.if \d % 3 == 0
-        _op_vaesenc     \w, \d
-.elseif \d % 3 == 1
-        _op_vpclmulqdq  \w, \d
-.else
-        _op_vpxor       \w, \d
-.endif
+        _op_mix         \w, \d, vaesenc, vpclmulqdq, vpxor
 .endm
 .macro _op_aes_shufb w, d
-.if \d % 2
-        _op_vpshufb     \w, \d
-.else
-        _op_vaesenc     \w, \d
-.endif
+        _op_mix         \w, \d, vaesenc, vpshufb
 .endm
 .macro _op_clmul_shufb w, d
-.if \d % 2
-        _op_vpshufb     \w, \d
-.else
-        _op_vpclmulqdq  \w, \d
-.endif
+        _op_mix         \w, \d, vpclmulqdq, vpshufb
 .endm
 
 /* Throughput loop \name: 48 instructions of _op_\op at width \w, 12 destinations round robin. */

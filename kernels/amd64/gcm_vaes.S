@@ -634,6 +634,17 @@
 .endif
 .endm
 
+/* xmm0 = H' (see _hash_key), xmm1 = H'^2, ymm2 = [H'^2, H'^1] (a ymm, the higher power in lane
+ * 0, as the tables hold them) and ymm3 = [H'^4, H'^3]: the first two levels of both widths'
+ * trees; \t0..\t2 number the temporaries (xmm/ymm). */
+.macro _powers_4 hfmt, t0, t1, t2
+        _hash_key       \hfmt
+        _mont_mul       %xmm0, %xmm0, %xmm1, %xmm\t0, %xmm\t1, %xmm\t2   /* H'^2 */
+        vinserti128     $1, %xmm0, %ymm1, %ymm2                         /* [H'^2, H'^1] */
+        vinserti128     $1, %xmm1, %ymm1, %ymm1                         /* H'^2 in both lanes */
+        _mont_mul       %ymm2, %ymm1, %ymm3, %ymm\t0, %ymm\t1, %ymm\t2   /* [H'^4, H'^3] */
+.endm
+
 /* Two powers (ymm \p: the higher one in lane 0) at \off of the table, and their Karatsuba
  * terms 256 bytes on. */
 .macro _store_pows p, off
@@ -647,17 +658,13 @@
  * The body of aesfast_vaes_avx2_ghash_init (\hfmt = ghash) and _polyval_init (polyval)(hkey,
  * h): H' (_hash_key), then H'^2..H'^\npow, stored as described at the top of this file.
  * GCM-SIV runs this for every nonce, so the powers come as a tree four multiplies deep instead
- * of a chain of fifteen: H'^2; then [H'^2, H'^1] (a ymm, higher power in lane 0, as the table
- * holds them) times H'^2 in both lanes gives [H'^4, H'^3]; those two pairs times H'^4 give
- * H'^5..H'^8, and the four pairs times H'^8 give H'^9..H'^16. \npow = 8 is
- * aesfast_vaes_avx2_polyval_init_few, for GCM-SIV's small messages, in half the time.
+ * of a chain of fifteen: H'^2; then [H'^2, H'^1] times H'^2 in both lanes gives [H'^4, H'^3]
+ * (_powers_4); those two pairs times H'^4 give H'^5..H'^8, and the four pairs times H'^8 give
+ * H'^9..H'^16. \npow = 8 is aesfast_vaes_avx2_polyval_init_few, for GCM-SIV's small
+ * messages, in half the time.
  */
 .macro _ghash_init_fn hfmt, npow=16
-        _hash_key       \hfmt
-        _mont_mul       %xmm0, %xmm0, %xmm1, %xmm4, %xmm5, %xmm6        /* H'^2 */
-        vinserti128     $1, %xmm0, %ymm1, %ymm2                         /* [H'^2, H'^1] */
-        vinserti128     $1, %xmm1, %ymm1, %ymm1                         /* H'^2 in both lanes */
-        _mont_mul       %ymm2, %ymm1, %ymm3, %ymm4, %ymm5, %ymm6        /* [H'^4, H'^3] */
+        _powers_4       \hfmt, 4, 5, 6
         vinserti128     $1, %xmm3, %ymm3, %ymm1                         /* H'^4 in both lanes */
         _mont_mul       %ymm2, %ymm1, %ymm7, %ymm4, %ymm5, %ymm6        /* [H'^6, H'^5] */
         _mont_mul       %ymm3, %ymm1, %ymm8, %ymm4, %ymm5, %ymm6        /* [H'^8, H'^7] */
@@ -707,11 +714,7 @@
  * 512-bit table keeps each pair's Karatsuba terms packed (see _hash32_pair): bytes 512..767.
  */
 .macro _ghash_init32_fn hfmt, npow=32
-        _hash_key       \hfmt
-        _mont_mul       %xmm0, %xmm0, %xmm1, %xmm13, %xmm14, %xmm15     /* H'^2 */
-        vinserti128     $1, %xmm0, %ymm1, %ymm2                         /* [H'^2, H'^1] */
-        vinserti128     $1, %xmm1, %ymm1, %ymm1                         /* H'^2 in both lanes */
-        _mont_mul       %ymm2, %ymm1, %ymm3, %ymm13, %ymm14, %ymm15     /* [H'^4, H'^3] */
+        _powers_4       \hfmt, 13, 14, 15
         vinserti64x4    $1, %ymm2, %zmm3, %zmm4                         /* H'^4 .. H'^1 */
         vshufi64x2      $0, %zmm3, %zmm3, %zmm5                         /* H'^4 in every lane */
         _mont_mul       %zmm4, %zmm5, %zmm6, %zmm13, %zmm14, %zmm15     /* H'^8 .. H'^5 */
