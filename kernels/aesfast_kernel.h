@@ -81,7 +81,8 @@
 #define AESFAST_KEY_BITSLICED 256 /* the portable tier's bitsliced round keys */
 
 /* Size of the tier-owned table of hash-key powers (aesfast_hash_key): room for H^1..H^32 and a
- * Karatsuba term per power, which is more than any tier uses. */
+ * Karatsuba term per power. vaes-avx512 uses the most: H^32..H^1 for its 32-block groups and
+ * their Karatsuba terms, packed by pairs of vectors (768 bytes); see each tier's source. */
 #define AESFAST_HASH_KEY_BYTES 1024
 
 /* hash_init_few's table serves hash calls of up to this many blocks. */

@@ -52,7 +52,34 @@ static const struct {
 };
 
 static unsigned cpu_features;
+static int cpu_avoids_zmm; /* aesfast_cpu_avoids_zmm() of this CPU */
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
+
+/*
+ * The Intel cores that lower their clock while zmm registers are in use, enough to slow the rest
+ * of the machine, by their CPUID family 6 model: Skylake-SP/Cascade Lake/Cooper Lake (0x55, no
+ * VAES, listed for completeness), Ice Lake server (0x6a), Ice Lake-D (0x6c), Ice Lake client and
+ * mobile (0x7d, 0x7e), Ice Lake NNPI (0x9d), Tiger Lake mobile and client (0x8c, 0x8d). The Linux
+ * kernel sets X86_FEATURE_PREFER_YMM for this list and BoringSSL its "avoid zmm" bit for the
+ * same models but 0x9d; both allow Rocket Lake, Sapphire Rapids and later, and AMD (Zen 4 on).
+ */
+static const unsigned zmm_downclock_models[] = {0x55, 0x6a, 0x6c, 0x7d, 0x7e, 0x9d, 0x8c, 0x8d};
+
+int aesfast_cpu_avoids_zmm(const char vendor[12], uint32_t leaf1_eax)
+{
+    unsigned family = (leaf1_eax >> 8) & 0xf, model = (leaf1_eax >> 4) & 0xf;
+
+    if (family == 0xf)
+        family += (leaf1_eax >> 20) & 0xff;
+    if (family == 0x6 || family == 0xf)
+        model |= ((leaf1_eax >> 16) & 0xf) << 4;
+    if (memcmp(vendor, "GenuineIntel", 12) != 0 || family != 6)
+        return 0;
+    for (size_t i = 0; i < sizeof(zmm_downclock_models) / sizeof(zmm_downclock_models[0]); i++)
+        if (model == zmm_downclock_models[i])
+            return 1;
+    return 0;
+}
 
 #if defined(__x86_64__) && defined(AESFAST_ASM)
 static unsigned long long read_xcr0(void)
@@ -68,10 +95,15 @@ static void detect(void)
     unsigned int a, b, c, d, max;
     unsigned f = 0;
     unsigned long long xcr0 = 0;
+    char vendor[12];
 
     if (!__get_cpuid(0, &max, &b, &c, &d) || max < 1)
         return;
+    memcpy(vendor, &b, 4);
+    memcpy(vendor + 4, &d, 4);
+    memcpy(vendor + 8, &c, 4);
     __cpuid_count(1, 0, a, b, c, d);
+    cpu_avoids_zmm = aesfast_cpu_avoids_zmm(vendor, a);
     if (c & (1u << 25)) f |= F_AES;
     if (c & (1u << 1)) f |= F_PCLMUL;
     if (c & (1u << 9)) f |= F_SSSE3;
@@ -253,10 +285,22 @@ int aesfast_kernel_usable(const aesfast_kernel *k, char *why, size_t whylen)
     return missing == 0;
 }
 
+int aesfast_kernel_preferred(const aesfast_kernel *k, char *why, size_t whylen)
+{
+    const tier *t = tier_of(k);
+    int zmm = t != NULL && (t->needs & F_AVX512) != 0;
+
+    (void)features(); /* detected */
+    if (why != NULL && whylen > 0)
+        snprintf(why, whylen, "%s", zmm && cpu_avoids_zmm ? "this Intel model lowers its clock "
+                 "while zmm registers are in use (Ice Lake, Tiger Lake)" : "");
+    return !(zmm && cpu_avoids_zmm);
+}
+
 const aesfast_kernel *aesfast_kernel_best(void)
 {
     for (const aesfast_kernel *const *p = aesfast_kernels; *p != NULL; p++)
-        if (aesfast_kernel_usable(*p, NULL, 0))
+        if (aesfast_kernel_usable(*p, NULL, 0) && aesfast_kernel_preferred(*p, NULL, 0))
             return *p;
     return &tier_generic.k; /* never reached: generic needs nothing */
 }

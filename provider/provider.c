@@ -167,6 +167,10 @@ static const aesfast_kernel *choose_kernel(const OSSL_CORE_HANDLE *handle, const
         for (const aesfast_kernel *const *p = aesfast_kernels; *p != NULL; p++) {
             if (!aesfast_kernel_usable(*p, NULL, 0))
                 continue;
+            if (!aesfast_kernel_preferred(*p, why, sizeof(why))) {
+                aesfast_debug("kernel %s: passed over: %s", (*p)->name, why);
+                continue;
+            }
             if ((failed = aesfast_selftest(*p, &ns, &injected)) == 0) {
                 if (used == 0) {
                     snprintf(st, stlen, "passed");

@@ -439,6 +439,42 @@ static void test_gcm_wrap(const aesfast_kernel *k, size_t keylen, size_t n)
     free(want);
 }
 
+/* The stitched kernels from a counter whose low byte is lo, against ctr32_reference and the
+ * generic tier's GHASH of the ciphertext. */
+static void test_gcm_low_byte(const aesfast_kernel *k, size_t keylen, uint8_t lo, size_t n)
+{
+    const aesfast_kernel *generic = aesfast_kernel_by_name("generic");
+    uint8_t key[32], h[16], ctr[16], acc[16], a[16];
+    aesfast_key ks;
+    aesfast_hash_key *hk = malloc(sizeof(*hk)), *hk_ref = malloc(sizeof(*hk_ref));
+    uint8_t *in = malloc(16 * n), *out = malloc(16 * n), *want = malloc(16 * n);
+
+    tiers_fill(key, keylen);
+    tiers_fill(h, 16);
+    tiers_fill(ctr, 16);
+    tiers_fill(in, 16 * n);
+    ctr[15] = lo;
+    k->set_key(&ks, key, keylen);
+    k->gcm.hash_init(hk, h);
+    generic->gcm.hash_init(hk_ref, h);
+    ctr32_reference(key, keylen, ctr, in, want, n);
+    for (int open = 0; open <= 1; open++) {
+        memset(acc, 0, 16);
+        generic->gcm.hash(hk_ref, acc, open ? in : want, n);
+        memset(a, 0, 16);
+        (open ? k->gcm.hash_then_ctr : k->gcm.ctr_then_hash)(&ks, hk, a, ctr, in, out, n);
+        CHECK(memcmp(out, want, 16 * n) == 0 && memcmp(a, acc, 16) == 0,
+              "%s: gcm %s from a counter with low byte %u (%zu-byte key): wrong %s", k->name,
+              open ? "open" : "seal", lo, keylen,
+              memcmp(out, want, 16 * n) != 0 ? "output" : "hash");
+    }
+    free(hk);
+    free(hk_ref);
+    free(in);
+    free(out);
+    free(want);
+}
+
 static void test_gcm_tier(const aesfast_kernel *k)
 {
     static const size_t keylens[] = {16, 24, 32};
@@ -461,7 +497,22 @@ static void test_gcm_tier(const aesfast_kernel *k)
         for (size_t n = 1; n <= 40; n += 3)
             test_gcm_wrap(k, kl, n);
         test_gcm_wrap(k, kl, 300);
+        /* Around the 512-bit tier's 32-block groups (one reduction each; seal hashes a group
+         * behind): calls that end at, or split a message at, a group boundary and either side
+         * of it, in place and not, at every alignment of in. */
+        static const size_t edges[] = {31, 32, 33, 63, 64, 65, 95, 96, 97};
+        static const size_t splits[] = {0, 1, 8, 31, 32, 33};
+        for (size_t e = 0; e < sizeof(edges) / sizeof(edges[0]); e++)
+            for (size_t j = 0; j < sizeof(splits) / sizeof(splits[0]); j++)
+                if (splits[j] < edges[e])
+                    test_gcm_case(k, kl, (e + j) % 3, edges[e], splits[j], (e * 6 + j) % 16,
+                                  (int)(e + j) % 2);
     }
+    /* Counters whose low byte starts anywhere, so that a group's 32 counters carry into byte 14
+     * at every position (and across the 2^32 wrap: test_gcm_wrap). */
+    for (int i = 0; i < 3; i++)
+        for (unsigned lo = 0; lo < 256; lo += 7)
+            test_gcm_low_byte(k, keylens[i], (uint8_t)lo, 70);
 }
 
 /* ---- GCM-SIV: POLYVAL, the little-endian counter and the stitched open ---- */

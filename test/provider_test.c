@@ -14,6 +14,7 @@
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,10 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/provider.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include "check.h"
 #include "testutil.h"
@@ -273,7 +278,8 @@ static void test_dispatch(void)
               n < N_EXPECTED ? expected_tiers[n].name : "(end of list)");
         CHECK(aesfast_kernel_by_name(k->name) == k, "aesfast_kernel_by_name(%s) finds another "
               "table", k->name);
-        if (first_usable == NULL && aesfast_kernel_usable(k, NULL, 0))
+        if (first_usable == NULL && aesfast_kernel_usable(k, NULL, 0)
+            && aesfast_kernel_preferred(k, NULL, 0))
             first_usable = k;
         printf("provider_test: tier %-12s %s\n", k->name,
                aesfast_kernel_usable(k, NULL, 0) ? "usable" : "not usable on this cpu");
@@ -285,8 +291,78 @@ static void test_dispatch(void)
           "aesfast_kernels does not end with generic");
     CHECK(aesfast_kernel_by_name("no-such-tier") == NULL, "an unknown tier name was found");
     CHECK(first_usable != NULL && best == first_usable,
-          "best tier %s, but the first usable tier in aesfast_kernels is %s",
+          "best tier %s, but the first usable and preferred tier in aesfast_kernels is %s",
           best ? best->name : "(null)", first_usable ? first_usable->name : "(none)");
+}
+
+/* CPUID leaf 1 EAX for a family and model, in the split encoding of the extended fields. */
+static uint32_t cpuid_signature(unsigned family, unsigned model, unsigned stepping)
+{
+    unsigned base = family < 0xf ? family : 0xf;
+
+    return (family >= 0xf ? (family - 0xf) << 20 : 0) | (model >> 4) << 16 | base << 8
+         | (model & 0xf) << 4 | stepping;
+}
+
+/* The automatic choice passes over the 512-bit tier exactly on the Intel models that lower their
+ * clock for zmm code (Linux's PREFER_YMM list), whatever the stepping, and on nothing else. */
+static void test_zmm_policy(void)
+{
+    static const struct {
+        const char *vendor, *what;
+        unsigned family, model;
+        int avoid;
+    } cases[] = {
+        {"GenuineIntel", "Skylake-SP / Cascade Lake", 6, 0x55, 1},
+        {"GenuineIntel", "Ice Lake-SP", 6, 0x6a, 1},
+        {"GenuineIntel", "Ice Lake-D", 6, 0x6c, 1},
+        {"GenuineIntel", "Ice Lake (client)", 6, 0x7d, 1},
+        {"GenuineIntel", "Ice Lake (mobile)", 6, 0x7e, 1},
+        {"GenuineIntel", "Ice Lake NNPI", 6, 0x9d, 1},
+        {"GenuineIntel", "Tiger Lake (mobile)", 6, 0x8c, 1},
+        {"GenuineIntel", "Tiger Lake (client)", 6, 0x8d, 1},
+        {"GenuineIntel", "Rocket Lake", 6, 0xa7, 0},
+        {"GenuineIntel", "Sapphire Rapids", 6, 0x8f, 0},
+        {"GenuineIntel", "Emerald Rapids", 6, 0xcf, 0},
+        {"GenuineIntel", "Granite Rapids", 6, 0xad, 0},
+        {"GenuineIntel", "Alder Lake", 6, 0x97, 0},
+        {"GenuineIntel", "model 0x0d (the low nibble of 0x7d, no extended model)", 6, 0x0d, 0},
+        {"GenuineIntel", "family 15 with Ice Lake's model number", 0xf, 0x6a, 0},
+        {"GenuineIntel", "family 19 (Diamond Rapids class)", 0x13, 0x01, 0},
+        {"AuthenticAMD", "Zen 4", 0x19, 0x11, 0},
+        {"AuthenticAMD", "Zen 5", 0x1a, 0x02, 0},
+        {"AuthenticAMD", "family 6 model 0x6a (not Intel)", 6, 0x6a, 0},
+        {"HygonGenuine", "Hygon, Intel's model number", 6, 0x7e, 0},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        for (unsigned stepping = 0; stepping < 16; stepping += 5) {
+            uint32_t eax = cpuid_signature(cases[i].family, cases[i].model, stepping);
+            CHECK(aesfast_cpu_avoids_zmm(cases[i].vendor, eax) == cases[i].avoid,
+                  "zmm policy: %s %s (family %#x model %#x, CPUID.1:EAX %#x): expected %s",
+                  cases[i].vendor, cases[i].what, cases[i].family, cases[i].model, eax,
+                  cases[i].avoid ? "vaes-avx2" : "the 512-bit tier allowed");
+        }
+#if defined(__x86_64__) && defined(AESFAST_ASM)
+    /* And this CPU: the tier table's preference follows the same answer. */
+    unsigned a, b, c, d;
+    char vendor[12], why[160];
+    const aesfast_kernel *zmm = aesfast_kernel_by_name("vaes-avx512");
+
+    __cpuid(0, a, b, c, d);
+    memcpy(vendor, &b, 4);
+    memcpy(vendor + 4, &d, 4);
+    memcpy(vendor + 8, &c, 4);
+    __cpuid(1, a, b, c, d);
+    int avoid = aesfast_cpu_avoids_zmm(vendor, a);
+    CHECK(zmm != NULL && aesfast_kernel_preferred(zmm, why, sizeof(why)) == !avoid,
+          "zmm policy: this CPU (%.12s, CPUID.1:EAX %#x) should %s vaes-avx512", vendor, a,
+          avoid ? "pass over" : "prefer");
+    CHECK(aesfast_kernel_preferred(aesfast_kernel_by_name("vaes-avx2"), NULL, 0),
+          "zmm policy: vaes-avx2 is never passed over");
+    printf("provider_test: this cpu (%.12s, family/model/stepping %#x): vaes-avx512 %s\n",
+           vendor, a, avoid ? "passed over for vaes-avx2" : "allowed");
+#endif
 }
 
 int main(int argc, char **argv)
@@ -297,6 +373,7 @@ int main(int argc, char **argv)
     }
     module_path = argv[1];
     test_dispatch();
+    test_zmm_policy();
     test_params();
     test_overrides();
     return check_summary("provider_test");

@@ -6,7 +6,7 @@
  *
  * Functions (T = vaes_avx2 or vaes_avx512; prototypes and contracts in aesfast_kernel.h):
  *
- *   aesfast_T_ghash_init(hkey, h)        the table of H's powers below (the same for both T).
+ *   aesfast_T_ghash_init(hkey, h)        the table of H's powers below.
  *   aesfast_T_ghash(hkey, acc, in, n)    acc = GHASH(acc, n blocks).
  *   aesfast_T_gcm_ctr_then_hash(key, hkey, acc, ctr, in, out, n)   seal: CTR, then GHASH(out).
  *   aesfast_T_gcm_hash_then_ctr(key, hkey, acc, ctr, in, out, n)   open: GHASH(in), then CTR.
@@ -16,9 +16,9 @@
  *                                        the little-endian counter, then POLYVAL(out).
  *
  * CPU features: those of the same tier's ctr32_xor (see vaes.S) and VPCLMULQDQ (CPUID leaf 7
- * ECX[10]). The 512-bit functions also use AVX512F (VPTERNLOGD, VEXTRACTI64X4, VBROADCASTI32X4,
- * VPXORD, KMOVQ), AVX512BW (VMOVDQU8 with a zeroing mask, VPSHUFB on zmm) and BMI2 (BZHI, for
- * the tail mask); every EVEX instruction is on zmm, so none needs AVX512VL. The 256-bit
+ * ECX[10]). The 512-bit functions also use AVX512F (VPTERNLOGD, VEXTRACTI64X4, VSHUFI64X2,
+ * VPUNPCK on zmm), AVX512BW (VMOVDQU8 with byte masks, VPSHUFB on zmm, KMOVQ), AVX512VL (EVEX
+ * forms on xmm and ymm in hash_init) and BMI2 (BZHI, for the tail masks). The 256-bit
  * functions use VEX encodings only. provider/dispatch.c checks all of these for both tiers.
  *
  * ABI: System V AMD64, leaf functions without a stack frame; the stitched functions read their
@@ -60,75 +60,108 @@
  *   counter starts from the tag.
  *
  * Many blocks, one reduction
- *   GHASH of 16 blocks X0..X15 from acc is (acc ^ X0) H^16 ^ X1 H^15 ^ ... ^ X15 H^1: sixteen
+ *   GHASH of n blocks X0..X(n-1) from acc is (acc ^ X0) H^n ^ X1 H^(n-1) ^ ... ^ X(n-1) H^1: n
  *   independent products, added before one reduction (reduction is linear). Each vector of
  *   VL/16 blocks meets a vector of the matching powers, lane for lane; the three 128-bit parts
  *   of every 256-bit product (LO = a_lo b_lo, HI = a_hi b_hi, MI = the middle) are added in
- *   accumulators whose lanes are reduced together and only then XORed into one lane.
- *   On ymm, products use Karatsuba: MI = (a_lo ^ a_hi)(b_lo ^ b_hi) ^ LO ^ HI, 3 VPCLMULQDQ per
- *   vector instead of 4 for two more cheap XOR/shuffle operations; the ^ LO ^ HI is done once per
- *   16 blocks, on the sums. (Zen 3, measured with independent instructions: VAESENC ymm 2 per
- *   cycle, VPCLMULQDQ ymm or xmm 1 per 2 cycles, VPXOR ymm 4 per cycle, but they share the
- *   vector pipes: AES-128's 80 VAESENC(LAST) + 26 VPCLMULQDQ take 61 cycles, not 52, and with
- *   the loop's ~100 XORs and 10 VPSHUFDs 78. That mix, not either unit alone, bounds the
- *   stitched loop, which runs at 95-98 cycles per 16 blocks (AES-128); the unstitched GHASH
- *   loop is at its VPCLMULQDQ bound, 52-53.)
- *   On zmm, products are schoolbook (MI = a_hi b_lo ^ a_lo b_hi, 4 VPCLMULQDQ per vector) and
- *   the sums use VPTERNLOGD's three-way XOR. On Ice Lake-class cores VAESENC zmm runs on port 0
- *   only, VPCLMULQDQ zmm and shuffles on port 5, zmm logic on either: the loop is bound by its
- *   count of vector operations, and Karatsuba's VPSHUFD and VPXORD per vector cost more than
- *   the VPCLMULQDQ they save (llvm-mca-14 -mcpu=icelake-server, AES-128 seal loop: 49.4 cycles
- *   per 16 blocks with Karatsuba, 42.9 without).
+ *   accumulators whose lanes are reduced together and only then XORed into one lane. The
+ *   512-bit functions take n = 32 blocks per reduction (8 zmm), the 256-bit ones 16 (8 ymm).
+ *   A reduction costs two VPCLMULQDQs, two shuffles and the lane sums, and its chain of
+ *   latencies is the only thing that carries from one group to the next: the more blocks it
+ *   covers, the less of either per block.
  *
- * The hash-key table (aesfast_hash_key.tbl, 1024 bytes, 16-byte aligned only; POLYVAL's the same
- * with H' = H)
- *     bytes   0..255   H'^16, H'^15, ..., H'^1 (16 bytes each): the vector for blocks
- *                      i*VL/16 .. of a 16-block group is loaded from offset i*VL, and a group of
- *                      n < 16 blocks starts at offset 16*(16-n).
- *     bytes 256..511   for each power at the same index, lo ^ hi in both qwords (Karatsuba;
- *                      only the 256-bit functions read them).
- *     bytes 512..1023  zero. A masked tail may read past H'^1 into the Karatsuba terms or past
- *                      them, always beside zeroed data lanes, so those lanes add nothing.
+ * Karatsuba or schoolbook
+ *   Schoolbook takes 4 VPCLMULQDQ per vector (MI = a_hi b_lo ^ a_lo b_hi); Karatsuba 3, with
+ *   MI = (a_lo ^ a_hi)(b_lo ^ b_hi) ^ LO ^ HI, the ^ LO ^ HI done once per reduction on the
+ *   sums and b_lo ^ b_hi stored with the powers. Its cost is the data side, a_lo ^ a_hi:
+ *     - on ymm, a VPSHUFD and a VPXOR per vector;
+ *     - on zmm, per pair of vectors a and b, one VPUNPCKLQDQ, one VPUNPCKHQDQ and one VPXORD
+ *       make [a_lo ^ a_hi, b_lo ^ b_hi] in each lane, whose qword 0 meets a's Karatsuba terms
+ *       and qword 1 b's, packed the same way in the table.
+ *   On zmm that is 6 VPCLMULQDQ + 3 other operations per pair against 8 VPCLMULQDQ, and with
+ *   three-way XORs (VPTERNLOGD) 3 additions into the sums against 4: the same count, 12, of
+ *   vector operations, and one load of powers more. Where VPCLMULQDQ issues as often as any
+ *   other operation (Intel: one per cycle, beside one VAESENC), the two are about even; where
+ *   it costs two (AMD Zen 3 to Zen 5: one per two cycles, and AES runs twice as fast beside it),
+ *   the 6 VPCLMULQDQs of a pair against 8 bound the whole loop. Karatsuba, then, on both widths
+ *   (KARA = 0 builds the 512-bit schoolbook variant; the README has both measured).
  *
- * Stitching
- *   Each iteration runs AES on 16 counter blocks (8 ymm or 4 zmm) and GHASH on 16 blocks; the
- *   GHASH steps (one vector of blocks each, then the reduction) are spread over the 9 AES rounds
- *   that every key size has, so that the VAESENC and VPCLMULQDQ streams interleave. (A loop per
- *   key size, spreading them over all 13 rounds of AES-256, measured no faster.) Step 0, the
- *   one that takes in the previous hash state, runs last, so the chain from one group's hash
- *   state to the next is one multiply and the reduction.
+ * The hash-key tables (aesfast_hash_key.tbl, 1024 bytes, 16-byte aligned only; POLYVAL's the
+ * same with H' = H), one layout per width:
+ *   512-bit: bytes 16 (32 - k)   H'^k, k = 1..32: H'^32 first, H'^1 at 496. A group of n blocks
+ *                                starts at the power H'^n, at 16 (32 - n), and its vector i
+ *                                meets the powers at 16 (32 - n) + 64 i.
+ *            bytes 512 + 64 p    p = 0..3: the Karatsuba terms (lo ^ hi in both qwords) of pair
+ *                                p of a 32-block group (vectors 2p and 2p+1, powers at 128 p and
+ *                                128 p + 64): lane k holds the term of vector 2p's lane k in
+ *                                qword 0 and of vector 2p+1's in qword 1 (see _hash32_pair).
+ *   256-bit: bytes 16 (16 - k)   H'^k, k = 1..16, and 256 bytes on, its Karatsuba term.
+ *   ghash_init and polyval_init write all of their width's (bytes 0..767, or 0..511);
+ *   polyval_init_few H'^8..H'^1 (and, 256-bit, their terms), and (512-bit) zeros at bytes
+ *   512..575: the 512-bit tails read their last vector of powers whole, up to 48 bytes past H'^1,
+ *   beside zeroed data lanes, so those bytes add nothing but must have been written. The
+ *   256-bit tails read their last single block as an xmm, nothing past H'^1.
  *
- *   Seal hashes the ciphertext of the previous iteration (read back from out) while encrypting
- *   the next: the first 16 blocks are encrypted alone, the last 16 hashed alone. Open hashes the
- *   current ciphertext while decrypting it; all loads of an iteration precede its stores, so
- *   in == out works. Counters are generated as in vaes.S (native form, inc32 per lane, or
- *   GCM-SIV's dword 0 as is), with the step and shuffle as memory operands.
+ * Stitching, 512-bit
+ *   Each iteration encrypts 32 counter blocks (V0-V7) and hashes 32 blocks (CT0-CT7); the hash
+ *   work, four pairs and the two halves of the reduction, is spread over the middle AES rounds of
+ *   the key size (a loop per key size: AES-256's 13 middle rounds carry it as evenly as
+ *   AES-128's 9), so that the VAESENC and VPCLMULQDQ streams interleave. Seal's last AES round
+ *   writes its output into CT0-CT7, and the next iteration hashes it from there while it
+ *   encrypts the next 32 blocks: the hash runs 32 blocks behind the AES and reads nothing back
+ *   from memory. Open loads its 32 input blocks into CT0-CT7 once, for the hash and for the
+ *   last round's XOR; all loads of an iteration precede its stores, so in == out works. Each
+ *   vector of powers is loaded once per iteration into PT, for all its products: on Intel every
+ *   load beside saturated vector ports costs time, memory operands included (see the README).
  *
- *   Tail (fewer than 16 blocks): the keystream comes from the CTR tail of vaes_macros.h
- *   (_ctr_xor_tail_any); the hash loops over vectors of powers starting at H'^n, loading the last
- *   partial vector as an xmm (256-bit: one block, the upper lane zeroed by VEX) or with a zeroing
- *   byte mask (512-bit: 1..3 blocks, mask from BZHI). Nothing is read or written past a buffer.
+ * Counters, 512-bit
+ *   GCM's native counter form is the whole block reversed (the BSWAP128 that GHASH uses), so
+ *   that its 32-bit counter is dword 0 and VPADDD advances it mod 2^32; GCM-SIV's is the block
+ *   itself. A group's vectors are a chain of VPADDDs by 4 from CTRN (c+0..c+3), each turned
+ *   into blocks by a VPSHUFB (GCM) and XORed with rk[0]. A form with no shuffle per vector, the
+ *   big-endian blocks plus 4 in byte 15 while no carry leaves byte 15 (7 of 8 groups), was
+ *   measured faster, but its branch follows the counter, which for GCM IVs other than 12 bytes
+ *   is J0 = GHASH_H(IV), a secret: it needs the caller to say that the counter is public.
  *
- * Why the widths differ where they do
- *   The 256-bit main loop needs 8 AES states (ymm0-7), the counter (ymm9), a round-key register
- *   (ymm8) and six GHASH registers (ymm10-15): all 16 ymm registers. Round keys, H powers, the
- *   counter step and shuffle masks therefore come from memory (broadcasts and memory operands;
- *   loads are cheap next to VAESENC). The 512-bit variant has 32 registers and keeps the round
- *   keys in zmm17-31 as vaes.S does; everything else is the same instruction sequence. Both use
- *   16 blocks per iteration, so both use H'^16..H'^1.
+ *   Tails (fewer than 32 blocks, also whole short calls) go vector by vector in a loop whose
+ *   iterations the core overlaps (only the counter and the sums carry from one to the next),
+ *   the round keys in registers, the last vector under a byte mask (k1): masked loads and
+ *   stores, nothing read or written past a buffer. Their hash starts at H'^n (schoolbook: no
+ *   Karatsuba terms needed); seal hashes each output vector from its register, after the
+ *   lagging 32 blocks, with its masked-off lanes zeroed.
  *
- * Register roles in the GCM macros (V = ymm or zmm, as set by _set_veclen in vaes_macros.h):
- *   V0-V7 (V0-V3)  AES states                  V8   RKT: the current round key (256-bit),
- *                                              and GHP_V: H powers in the hash steps between
- *                                              the rounds (loaded once for two products: as
- *                                              VPCLMULQDQ memory operands, 13% slower on Zen 3)
+ * Stitching, 256-bit
+ *   Each iteration runs AES on 16 counter blocks (8 ymm) and GHASH on 16 blocks; the GHASH
+ *   steps (one vector of blocks each, then the reduction) are spread over the 9 AES rounds that
+ *   every key size has. Step 0, the one that takes in the previous hash state, runs last, so the
+ *   chain from one group's hash state to the next is one multiply and the reduction. Seal hashes
+ *   the ciphertext of the previous iteration (read back from out: 16 ymm registers hold the AES
+ *   states, counter, round key and sums, and none is left to keep it); open hashes the current
+ *   ciphertext while decrypting it. Counters are generated as in vaes.S (native form, inc32 per
+ *   lane, or GCM-SIV's dword 0 as is). Tail (fewer than 16 blocks): the keystream from the CTR
+ *   tail of vaes_macros.h (_ctr_xor_tail_any); the hash loops over vectors of powers starting at
+ *   H'^n, the last single block as an xmm (VEX clears the upper lane of data and powers).
+ *
+ * Register roles, 256-bit (V = ymm):
+ *   V0-V7  AES states                          V8   RKT: the current round key, and GHP_V: H
+ *                                              powers in the hash steps between the rounds
  *   V9   CTR: next counters, native form       V10  GLO: sum of the LO products
  *   V11  GMI: sum of the middle products       V12  GHI: sum of the HI products
  *   V13  GD: a vector of data blocks           V14  GT: products and temporaries
  *   V15  GACC: the hash state (lane 0; the other lanes zero)
- *   zmm only: zmm16 and zmm4-6 (free there: 4 AES states) carry products from one hash step to
- *   the next (_ghash_step64), zmm16 also the second middle product in _ghash_mul_acc.
- *   The CTR tail uses the roles of vaes.S; the hash state is kept in *acc across it.
+ *   Round keys, H powers, the counter step and shuffle masks come from memory (broadcasts and
+ *   memory operands; loads are cheap next to VAESENC).
+ * Register roles, 512-bit (_set_gcm32_regs):
+ *   zmm0-7    V0-V7: AES states                 zmm16-23  CT0-CT7: the 32 blocks to hash
+ *   zmm8-10   GLO, GMI, GHI: the sums           zmm11     GACC: the hash state (lane 0)
+ *   zmm12-15, zmm24  GA, GB, GT0, GT1, GT2: the hash's temporaries (the lane sums use VEX on
+ *             ymm10/15 and xmm10/11/15, so these live below 16)
+ *   zmm25     BSWAP128 (GHASH's block reversal, GCM's counter form)
+ *   zmm26     PT: the vector of powers in use
+ *   zmm27-29  RK0, RKLAST, RKT: rk[0], the last round key, the round key of the current round
+ *             (broadcast once per round for all 8 vectors)
+ *   zmm30-31  CTRN (native counters, lanes c+0..c+3), CSTEP (4 in dword 0 of each lane)
+ *   k1        the tail's mask; the tail keeps the round keys in CT0-CT7 and V1-V5
  */
 
 #include "asm_base.h"
@@ -151,7 +184,9 @@
         .set            GSRC,     %rcx  /* _ghash_tail: the blocks to hash */
         .set            GCNT,     %r11  /* _ghash_tail: how many (1..15) */
         .set            GHP,      %rax  /* _ghash_tail: the current vector of powers */
-        .set            GTMPQ,    %r10  /* _ghash_tail: the 512-bit tail mask */
+        .set            TBYTES,   %r10  /* 512-bit tail: 16 * the blocks left */
+        .set            TMASK,    %rcx  /* 512-bit tail: the mask of the next vector */
+        .set            GHP0,     %r11  /* 512-bit tail: the powers of its first vector */
 .endm
 
 /* aesfast_T_ghash's arguments (rdi, rsi, rdx, rcx). */
@@ -161,7 +196,9 @@
         .set            GSRC,     %rdx  /* const uint8_t *in */
         .set            GCNT,     %rcx  /* nblocks, then the blocks left */
         .set            GHP,      %rax
-        .set            GTMPQ,    %r10
+        .set            TBYTES,   %r8   /* 512-bit tail: 16 * the blocks left */
+        .set            TMASK,    %r9   /* 512-bit tail: the mask of the next vector */
+        .set            GHP0,     %r10  /* 512-bit tail: the powers of the next vector */
 .endm
 
 /* The shared macros name these before they are first expanded; each function re-sets them. */
@@ -171,28 +208,44 @@
 
         AESFAST_RODATA
         .p2align 6
+/* Each constant a memory operand reads whole is 64-byte aligned: a load across two cache lines
+ * costs its loop time. */
 /* 0xc2000000000000000000000000000001 per lane: the low 128 bits of P'(y), y^127+y^126+y^121+1.
  * Its high qword is C, the fold constant of the Montgomery reduction; all of it is what the
  * one-bit shift in hash_init adds back when bit 127 falls out. */
 .Lgfpoly:
         .quad 1, 0xc200000000000000, 1, 0xc200000000000000
         .quad 1, 0xc200000000000000, 1, 0xc200000000000000
-/* Counter shuffle (vaes_macros.h's .Lbswap_ctr32) for four lanes, as a memory operand. */
+        .p2align 6
+/* Counter shuffle (vaes_macros.h's .Lbswap_ctr32) for two lanes, as a memory operand. */
 .Lctr_bswap_vl:
         .byte 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12
         .byte 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12
-        .byte 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12
-        .byte 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 14, 13, 12
-/* Per-lane counter steps for one vector: 4 blocks per zmm, 2 per ymm, in dword 3 for ctr32 and
- * in dword 0 for ctr32le (see vaes_macros.h). */
-.Lctr_step4_ctr32_vl:
-        .long 0, 0, 0, 4,  0, 0, 0, 4,  0, 0, 0, 4,  0, 0, 0, 4
-.Lctr_step4_ctr32le_vl:
-        .long 4, 0, 0, 0,  4, 0, 0, 0,  4, 0, 0, 0,  4, 0, 0, 0
+        .p2align 6
+/* 256-bit: per-lane counter steps for one ymm (2 blocks), in dword 3 for ctr32 and in dword 0
+ * for ctr32le (see vaes_macros.h). */
 .Lctr_step2_ctr32_vl:
         .long 0, 0, 0, 2,  0, 0, 0, 2
 .Lctr_step2_ctr32le_vl:
         .long 2, 0, 0, 0,  2, 0, 0, 0
+/* 512-bit: GCM's native counters are the blocks reversed, GCM-SIV's the blocks: both count in
+ * dword 0. The step from one vector to the next (4), and of a 32-block group (32); what vector
+ * i = 0..7 of a group adds to counters that are at c+0..c+3 in its four lanes (the tails). */
+.Lctr_step4:
+        .long 4, 0, 0, 0
+        .p2align 6
+.Lctr_step32:
+        .rept 4
+        .long 32, 0, 0, 0
+        .endr
+        .p2align 6
+.Lctr_inc32:
+        .irp i, 0,1,2,3,4,5,6,7
+        .rept 4
+        .long 4*\i, 0, 0, 0
+        .endr
+        .endr
+        .p2align 6
 /* Byte indices 15..0 per lane: reverses each block (SP 800-38D order <-> the integer A). A
  * VPSHUFB memory operand, so it is as wide as a zmm. */
 .Lbswap128:
@@ -201,38 +254,8 @@
         .byte 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
         .byte 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
 
-/* _set_veclen's roles plus the GCM ones (see the top of this file). */
-.macro _set_gcm_veclen vl
-        _set_veclen     \vl
-        .set            NV, 16 / BPV            /* vectors per 16-block iteration */
-        .set            GLO, V10
-        .set            GMI, V11
-        .set            GHI, V12
-        .set            GD, V13
-        .set            GT, V14
-        .set            GACC, V15
-        .set            GHP_V, V8               /* RKT between the rounds' uses */
-        .set            GACC_X, %xmm15
-        .set            GHI_X, %xmm12
-        .set            GHI_Y, %ymm12
-        .set            GD_X, %xmm13
-        .set            GT_X, %xmm14
-        .set            GT_Y, %ymm14
-        .set            GMID2, %zmm16           /* zmm only: the second middle product */
-.endm
-
-/* \dst ^= \a ^ \b: one VPTERNLOGD (0x96 = three-way XOR) on zmm, two VPXORs on ymm. */
-.macro _vpxor3 a, b, dst
-.if VL == 64
-        vpternlogd      $0x96, \a, \b, \dst
-.else
-        vpxor           \a, \dst, \dst
-        vpxor           \b, \dst, \dst
-.endif
-.endm
-
 /* ------------------------------------------------------------------------------------------ */
-/* GHASH                                                                                      */
+/* GHASH: what both widths share                                                              */
 /* ------------------------------------------------------------------------------------------ */
 
 /* \reg = its blocks as integers (and back): a byte reversal per lane for ghash, nothing for
@@ -256,60 +279,77 @@
 /* *acc = lane 0 of GACC in the format's byte order (GHASH: SP 800-38D's). */
 .macro _store_acc hfmt
 .ifc \hfmt, ghash
-        vpshufb         .Lbswap128(%rip), GACC_X, GT_X
-        vmovdqu         GT_X, (ACCP)
+        vpshufb         .Lbswap128(%rip), GACC_X, GACC_X
 .else
         _hash_bswap     \hfmt, GACC_X          /* (checks the format) */
-        vmovdqu         GACC_X, (ACCP)
 .endif
+        vmovdqu         GACC_X, (ACCP)
+.endm
+
+/* The offset in the table of the power H'^k: 512-bit (H'^32 first), 256-bit (H'^16 first). */
+#define HPOW(k) (16 * (32 - (k)))
+#define HPOW16(k) (16 * (16 - (k)))
+
+/* ------------------------------------------------------------------------------------------ */
+/* 256-bit: 16 blocks per iteration and per reduction                                         */
+/* ------------------------------------------------------------------------------------------ */
+
+/* _set_veclen's roles plus the GCM ones (see the top of this file). */
+.macro _set_gcm_veclen vl
+        _set_veclen     \vl
+        .set            NV, 16 / BPV            /* vectors per 16-block iteration */
+        .set            GLO, V10
+        .set            GMI, V11
+        .set            GHI, V12
+        .set            GD, V13
+        .set            GT, V14
+        .set            GACC, V15
+        .set            GHP_V, V8               /* RKT between the rounds' uses */
+        .set            GACC_X, %xmm15
+        .set            GHI_X, %xmm12
+        .set            GHI_Y, %ymm12
+        .set            GD_X, %xmm13
+        .set            GT_X, %xmm14
+        .set            GT_Y, %ymm14
+        .set            GHP_X, %xmm8
 .endm
 
 /*
  * GD (blocks as integers) times the powers at \disp(\hk) (Karatsuba terms 256 bytes on), lane by
- * lane, added to GLO/GMI/GHI; \first = 1 writes the sums instead. The powers pass through GHP_V.
- * GMI gets the raw Karatsuba product (a_lo ^ a_hi)(b_lo ^ b_hi); _ghash_reduce fixes it.
- * In AT&T order VPCLMULQDQ is (imm, src2, src1, dst): imm bit 0 picks src1's qword, bit 4 src2's.
+ * lane, added to GLO/GMI/GHI (Karatsuba); \first = 1 writes the sums instead. The powers pass
+ * through GHP_V. GMI gets the raw Karatsuba product (a_lo ^ a_hi)(b_lo ^ b_hi); _ghash_reduce
+ * fixes it. \one: GD is a single block (upper lane zero), and only 16 bytes of powers and of
+ * Karatsuba terms are read (xmm loads; VEX clears the upper lane), so a tail at H'^1 reads
+ * nothing past it. In AT&T order VPCLMULQDQ is (imm, src2, src1, dst): imm bit 0 picks src1's
+ * qword, bit 4 src2's.
  */
-.macro _ghash_mul_acc hk, disp, first
-.if VL == 64
-        /* zmm: schoolbook, 4 VPCLMULQDQ and no Karatsuba shuffles; GMI gets both middle
-         * products, added with one VPTERNLOGD. GD is consumed; GT and zmm16 are temporaries. */
-        _vmovdqu        \disp(\hk), GHP_V               /* the powers */
+.macro _ghash_mul_acc hk, disp, first, one=0
+.if \one
+        vmovdqu         \disp(\hk), GHP_X
+.else
+        vmovdqu         \disp(\hk), GHP_V               /* the powers */
+.endif
 .if \first
         vpclmulqdq      $0x00, GHP_V, GD, GLO           /* a_lo * b_lo */
-        vpclmulqdq      $0x01, GHP_V, GD, GMI           /* a_hi * b_lo */
-        vpclmulqdq      $0x10, GHP_V, GD, GT            /* a_lo * b_hi */
         vpclmulqdq      $0x11, GHP_V, GD, GHI           /* a_hi * b_hi */
-        vpxord          GT, GMI, GMI
 .else
         vpclmulqdq      $0x00, GHP_V, GD, GT
-        vpclmulqdq      $0x01, GHP_V, GD, GMID2
-        vpxord          GT, GLO, GLO
-        vpclmulqdq      $0x10, GHP_V, GD, GT
-        vpternlogd      $0x96, GT, GMID2, GMI
-        vpclmulqdq      $0x11, GHP_V, GD, GD
-        vpxord          GD, GHI, GHI
+        vpxor           GT, GLO, GLO
+        vpclmulqdq      $0x11, GHP_V, GD, GT
+        vpxor           GT, GHI, GHI
 .endif
+.if \one
+        vmovdqu         256+\disp(\hk), GHP_X
 .else
-        _vmovdqu        \disp(\hk), GHP_V               /* the powers */
-.if \first
-        vpclmulqdq      $0x00, GHP_V, GD, GLO           /* a_lo * b_lo */
-        vpclmulqdq      $0x11, GHP_V, GD, GHI           /* a_hi * b_hi */
-        _vmovdqu        256+\disp(\hk), GHP_V           /* their Karatsuba terms */
+        vmovdqu         256+\disp(\hk), GHP_V           /* their Karatsuba terms */
+.endif
         vpshufd         $0x4e, GD, GT                   /* qwords swapped */
-        _vpxor          GD, GT, GT                      /* a_lo ^ a_hi in the low qword */
+        vpxor           GD, GT, GT                      /* a_lo ^ a_hi in the low qword */
+.if \first
         vpclmulqdq      $0x00, GHP_V, GT, GMI           /* (a_lo ^ a_hi)(b_lo ^ b_hi) */
 .else
-        vpclmulqdq      $0x00, GHP_V, GD, GT
-        _vpxor          GT, GLO, GLO
-        vpclmulqdq      $0x11, GHP_V, GD, GT
-        _vpxor          GT, GHI, GHI
-        _vmovdqu        256+\disp(\hk), GHP_V
-        vpshufd         $0x4e, GD, GT
-        _vpxor          GD, GT, GT
         vpclmulqdq      $0x00, GHP_V, GT, GT
-        _vpxor          GT, GMI, GMI
-.endif
+        vpxor           GT, GMI, GMI
 .endif
 .endm
 
@@ -321,61 +361,12 @@
  * one group's hash state to the next.
  */
 .macro _ghash_step hfmt, i, src, off
-        _vmovdqu        \off+\i*VL(\src), GD
+        vmovdqu         \off+\i*VL(\src), GD
         _hash_bswap     \hfmt, GD              /* blocks -> integers */
-.if VL == 64
 .if \i == 0
-        _vpxor          GACC, GD, GD
+        vpxor           GACC, GD, GD
 .endif
-        _ghash_step64   \i
-.elseif \i == 0
-        _vpxor          GACC, GD, GD
-        _ghash_mul_acc  HKEY, 0, 0
-.else
         _ghash_mul_acc  HKEY, \i*VL, (\i == 1)
-.endif
-.endm
-
-/*
- * zmm step \i (NV = 4, run in the order 1, 2, 3, 0): GD times the powers at \i*VL(HKEY), the 16
- * products of a group summed with as few VPTERNLOGDs as three-way XORs allow, by carrying some
- * products from one step into the next: step 2 keeps its LO and HI products (zmm4, zmm5) for
- * step 3 to add with its own, and each step's second middle product (zmm16, zmm6, zmm16) goes in
- * with the next step's first. 8 XORs per group instead of 10 (and none for Karatsuba).
- */
-.macro _ghash_step64 i
-        _vmovdqu        \i*VL(HKEY), GHP_V              /* the powers */
-.if \i == 1
-        vpclmulqdq      $0x00, GHP_V, GD, GLO           /* a_lo * b_lo */
-        vpclmulqdq      $0x01, GHP_V, GD, GMI           /* a_hi * b_lo */
-        vpclmulqdq      $0x10, GHP_V, GD, %zmm16        /* a_lo * b_hi: to step 2 */
-        vpclmulqdq      $0x11, GHP_V, GD, GHI           /* a_hi * b_hi */
-.elseif \i == 2
-        vpclmulqdq      $0x00, GHP_V, GD, %zmm4         /* LO: to step 3 */
-        vpclmulqdq      $0x01, GHP_V, GD, GT
-        vpternlogd      $0x96, %zmm16, GT, GMI
-        vpclmulqdq      $0x10, GHP_V, GD, %zmm6         /* to step 3 */
-        vpclmulqdq      $0x11, GHP_V, GD, %zmm5         /* HI: to step 3 */
-.elseif \i == 3
-        vpclmulqdq      $0x00, GHP_V, GD, GT
-        vpternlogd      $0x96, %zmm4, GT, GLO
-        vpclmulqdq      $0x01, GHP_V, GD, GT
-        vpternlogd      $0x96, %zmm6, GT, GMI
-        vpclmulqdq      $0x10, GHP_V, GD, %zmm16        /* to step 0 */
-        vpclmulqdq      $0x11, GHP_V, GD, GD
-        vpternlogd      $0x96, %zmm5, GD, GHI
-.elseif \i == 0
-        vpclmulqdq      $0x00, GHP_V, GD, GT            /* LO first: the reduction waits on it */
-        vpxord          GT, GLO, GLO
-        vpclmulqdq      $0x01, GHP_V, GD, GT
-        vpternlogd      $0x96, %zmm16, GT, GMI
-        vpclmulqdq      $0x10, GHP_V, GD, GT
-        vpxord          GT, GMI, GMI
-        vpclmulqdq      $0x11, GHP_V, GD, GD
-        vpxord          GD, GHI, GHI
-.else
-        .error "_ghash_step64: NV must be 4"
-.endif
 .endm
 
 /*
@@ -385,31 +376,30 @@
  *   fold 1: LO's low qword L0 is cleared by adding L0 * P' * 1: L0 * C lands on bits 64..190
  *           (MI), L0 * y^128 on MI's high qword, and LO's high qword moves down to MI's low one;
  *   fold 2: the same from MI into HI, which is then the reduced result.
+ * (The 512-bit functions do the same in _reduce32_a and _reduce32_b.)
  */
 .macro _ghash_reduce
-.if VL == 32
         _vpxor3         GLO, GHI, GMI                   /* MI = Karatsuba ^ LO ^ HI */
-.endif
         vpclmulqdq      $0x10, .Lgfpoly(%rip), GLO, GT  /* L0 * C */
         vpshufd         $0x4e, GLO, GLO                 /* [L1, L0] */
         _vpxor3         GT, GLO, GMI
         vpclmulqdq      $0x10, .Lgfpoly(%rip), GMI, GT  /* M0 * C */
         vpshufd         $0x4e, GMI, GMI                 /* [M1, M0] */
         _vpxor3         GT, GMI, GHI
-.if VL == 64
-        vextracti64x4   $1, GHI, GT_Y                   /* lanes 2-3 onto 0-1 */
-        vpxor           GT_Y, GHI_Y, GHI_Y              /* VEX: clears bits 256..511 */
-.endif
         vextracti128    $1, GHI_Y, GT_X                 /* lane 1 onto lane 0 */
         vpxor           GT_X, GHI_X, GACC_X             /* VEX: lane 0 only */
+.endm
+
+/* \dst ^= \a ^ \b: two VPXORs. */
+.macro _vpxor3 a, b, dst
+        vpxor           \a, \dst, \dst
+        vpxor           \b, \dst, \dst
 .endm
 
 /* GHASH of one whole 16-block group at \off(\src), unstitched. */
 .macro _ghash_group hfmt, src, off
 .irp i, 1,2,3,4,5,6,7
-.if \i < NV
         _ghash_step     \hfmt, \i, \src, \off
-.endif
 .endr
         _ghash_step     \hfmt, 0, \src, \off
         _ghash_reduce
@@ -417,48 +407,40 @@
 
 /*
  * GHASH of GCNT = 1..15 blocks at GSRC into GACC: vector by vector against the powers from
- * H'^GCNT on (GHP), the last partial vector loaded with its missing lanes zeroed. Advances GSRC
- * and GHP; clobbers GCNT, GTMPQ, and k1 on zmm.
+ * H'^GCNT on (GHP), the last single block (odd GCNT) as an xmm. Advances GSRC and GHP; clobbers
+ * GCNT.
  */
 .macro _ghash_tail hfmt
-        _vpxor          GLO, GLO, GLO
-        _vpxor          GMI, GMI, GMI
-        _vpxor          GHI, GHI, GHI
+        vpxor           GLO, GLO, GLO
+        vpxor           GMI, GMI, GMI
+        vpxor           GHI, GHI, GHI
         mov             GCNT, GHP
         shl             $4, GHP
         neg             GHP
         lea             256(HKEY, GHP), GHP     /* &H'^GCNT = tbl + 16 * (16 - GCNT) */
 .Lgt_loop\@:
         cmp             $BPV, GCNT
-        jb              .Lgt_part\@
-        _vmovdqu        (GSRC), GD
+        jb              .Lgt_one\@
+        vmovdqu         (GSRC), GD
         _hash_bswap     \hfmt, GD              /* blocks -> integers */
-        _vpxor          GACC, GD, GD            /* the state into the first block ... */
-        _vpxor          GACC, GACC, GACC        /* ... and only there */
+        vpxor           GACC, GD, GD            /* the state into the first block ... */
+        vpxor           GACC, GACC, GACC        /* ... and only there */
         _ghash_mul_acc  GHP, 0, 0
         add             $VL, GSRC
         add             $VL, GHP
         sub             $BPV, GCNT
         jnz             .Lgt_loop\@
         jmp             .Lgt_reduce\@
-.Lgt_part\@:                                    /* 1 .. BPV-1 blocks */
-.if VL == 32
-        vmovdqu         (GSRC), GD_X            /* one block; VEX clears the upper lane */
-.else
-        shl             $4, GCNT                /* bytes */
-        mov             $-1, GTMPQ
-        bzhi            GCNT, GTMPQ, GTMPQ      /* the low 16 * GCNT bits set */
-        kmovq           GTMPQ, %k1
-        vmovdqu8        (GSRC), %zmm13{%k1}{z}  /* GD; masked-off bytes are zero, never read */
-.endif
-        _hash_bswap     \hfmt, GD              /* blocks -> integers */
-        _vpxor          GACC, GD, GD
-        _ghash_mul_acc  GHP, 0, 0
+.Lgt_one\@:                                     /* the last block */
+        vmovdqu         (GSRC), GD_X            /* VEX clears the upper lane */
+        _hash_bswap     \hfmt, GD
+        vpxor           GACC, GD, GD
+        _ghash_mul_acc  GHP, 0, 0, one=1
 .Lgt_reduce\@:
         _ghash_reduce
 .endm
 
-/* The body of aesfast_T_ghash (\hfmt = ghash) and aesfast_T_polyval (polyval)(hkey, acc, in,
+/* The body of aesfast_vaes_avx2_ghash (\hfmt = ghash) and _polyval (polyval)(hkey, acc, in,
  * nblocks). */
 .macro _ghash_fn hfmt
         test            GCNT, GCNT
@@ -482,118 +464,14 @@
         ret
 .endm
 
-/*
- * \dst = \a * \b, lane by lane: the product times y^-128 mod P' (schoolbook, then the two folds
- * of _ghash_reduce). Registers all xmm or all ymm; \dst and \t0..\t2 distinct from \a and \b.
- */
-.macro _mont_mul a, b, dst, t0, t1, t2
-        vpclmulqdq      $0x00, \b, \a, \t0              /* LO */
-        vpclmulqdq      $0x01, \b, \a, \t1
-        vpclmulqdq      $0x10, \b, \a, \t2
-        vpxor           \t2, \t1, \t1                   /* MI */
-        vpclmulqdq      $0x11, \b, \a, \dst             /* HI */
-        vpclmulqdq      $0x10, .Lgfpoly(%rip), \t0, \t2 /* fold 1: L0 * C */
-        vpshufd         $0x4e, \t0, \t0
-        vpxor           \t2, \t1, \t1
-        vpxor           \t0, \t1, \t1
-        vpclmulqdq      $0x10, .Lgfpoly(%rip), \t1, \t2 /* fold 2: M0 * C */
-        vpshufd         $0x4e, \t1, \t1
-        vpxor           \t2, \dst, \dst
-        vpxor           \t1, \dst, \dst
-.endm
-
-/* Two powers (ymm \p: the higher one in lane 0) at \off of the table, and their Karatsuba
- * terms 256 bytes on. */
-.macro _store_pows p, off
-        vmovdqu         \p, \off(%rdi)
-        vpshufd         $0x4e, \p, %ymm4
-        vpxor           \p, %ymm4, %ymm4                /* lo ^ hi in both qwords */
-        vmovdqu         %ymm4, 256+\off(%rdi)
-.endm
-
-/*
- * The body of aesfast_T_ghash_init (\hfmt = ghash) and aesfast_T_polyval_init (polyval)(hkey,
- * h): H' = y * Hrev mod P' (GHASH) or H itself (POLYVAL), then H'^2..H'^\npow, stored as
- * described at the top of this file. GCM-SIV runs this for every nonce, so the powers come as a
- * tree four multiplies deep instead of a chain of fifteen: H'^2; then [H'^2, H'^1] (a ymm,
- * higher power in lane 0, as the table holds them) times H'^2 in both lanes gives [H'^4, H'^3];
- * those two pairs times H'^4 give H'^5..H'^8, and the four pairs times H'^8 give H'^9..H'^16.
- * The same code (VEX, ymm) for both widths.
- *
- * \npow = 8 is aesfast_T_polyval_init_few, for GCM-SIV's small messages, in half the time:
- * H'^8..H'^1 (bytes 128..255) and their Karatsuba terms (384..511). A hash of n <= 8 blocks
- * starts at H'^n and reads only those, and, in lanes beside zero data (_ghash_tail's last
- * partial vector), up to 48 bytes past H'^1 and 16 past its Karatsuba term: bytes 256..303 and
- * 512..527, which are zeroed too, so that everything such a hash reads was written here.
- */
-.macro _ghash_init_fn hfmt, npow=16
-        vmovdqu         (%rsi), %xmm0
-.ifc \hfmt, ghash
-        vpshufb         .Lbswap128(%rip), %xmm0, %xmm0  /* Hrev */
-        vpshufd         $0xff, %xmm0, %xmm1
-        vpsrad          $31, %xmm1, %xmm1               /* all ones iff bit 127 is set */
-        vpand           .Lgfpoly(%rip), %xmm1, %xmm1    /* then P' mod y^128, else 0 */
-        vpsrlq          $63, %xmm0, %xmm2
-        vpslldq         $8, %xmm2, %xmm2                /* bit 63 -> bit 64 */
-        vpsllq          $1, %xmm0, %xmm0
-        vpxor           %xmm2, %xmm0, %xmm0
-        vpxor           %xmm1, %xmm0, %xmm0             /* xmm0 = H' */
-.else
-        _hash_bswap     \hfmt, %xmm0                    /* (checks the format) */
-.endif
-        _mont_mul       %xmm0, %xmm0, %xmm1, %xmm4, %xmm5, %xmm6        /* H'^2 */
-        vinserti128     $1, %xmm0, %ymm1, %ymm2                         /* [H'^2, H'^1] */
-        vinserti128     $1, %xmm1, %ymm1, %ymm1                         /* H'^2 in both lanes */
-        _mont_mul       %ymm2, %ymm1, %ymm3, %ymm4, %ymm5, %ymm6        /* [H'^4, H'^3] */
-        vinserti128     $1, %xmm3, %ymm3, %ymm1                         /* H'^4 in both lanes */
-        _mont_mul       %ymm2, %ymm1, %ymm7, %ymm4, %ymm5, %ymm6        /* [H'^6, H'^5] */
-        _mont_mul       %ymm3, %ymm1, %ymm8, %ymm4, %ymm5, %ymm6        /* [H'^8, H'^7] */
-.if \npow == 8
-        _store_pows     %ymm2, 224
-        _store_pows     %ymm3, 192
-        _store_pows     %ymm7, 160
-        _store_pows     %ymm8, 128
-        vpxor           %xmm0, %xmm0, %xmm0
-        vmovdqu         %ymm0, 256(%rdi)
-        vmovdqu         %ymm0, 288(%rdi)
-        vmovdqu         %ymm0, 512(%rdi)
-        vzeroupper
-        ret
-.else
-        vinserti128     $1, %xmm8, %ymm8, %ymm1                         /* H'^8 in both lanes */
-        _mont_mul       %ymm2, %ymm1, %ymm9, %ymm4, %ymm5, %ymm6        /* [H'^10, H'^9] */
-        _mont_mul       %ymm3, %ymm1, %ymm10, %ymm4, %ymm5, %ymm6       /* [H'^12, H'^11] */
-        _mont_mul       %ymm7, %ymm1, %ymm11, %ymm4, %ymm5, %ymm6       /* [H'^14, H'^13] */
-        _mont_mul       %ymm8, %ymm1, %ymm12, %ymm4, %ymm5, %ymm6       /* [H'^16, H'^15] */
-        _store_pows     %ymm2, 224                      /* H'^k at 16 * (16 - k) */
-        _store_pows     %ymm3, 192
-        _store_pows     %ymm7, 160
-        _store_pows     %ymm8, 128
-        _store_pows     %ymm9, 96
-        _store_pows     %ymm10, 64
-        _store_pows     %ymm11, 32
-        _store_pows     %ymm12, 0
-        vpxor           %xmm0, %xmm0, %xmm0
-.irp i, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
-        vmovdqu         %ymm0, 512+32*\i(%rdi)
-.endr
-        vzeroupper
-        ret
-.endif
-.endm
-
 /* ------------------------------------------------------------------------------------------ */
 /* GCM, and GCM-SIV's open                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 
 /* One AES round with the round key \j places before the last, on the NV states. */
 .macro _gcm_round j
-.if VL == 64
-        _vaesenc_n      RKE\j, NV
-.else
         _vbroadcasti128 -16*\j(RKEND), RKT
         _vaesenc_n      RKT, NV
-.endif
 .endm
 
 /* GHASH work item \k (0..8, after AES round RKEND-(9-k)) for mode \mode: the steps, in the order
@@ -621,20 +499,9 @@
  * the rounds; \mode = 0 is CTR alone. The counter constants are memory operands here.
  */
 .macro _gcm_group mode, fmt, hfmt
-.if VL == 32
         _vbroadcasti128 (KEY), RKT
-        .set            GRK0, RKT
-.else
-        .set            GRK0, RK0
-.endif
 .irp i, 0,1,2,3,4,5,6,7
-.if \i < NV
-.if VL == 32
-        _ctr_next       \fmt, V\i, GRK0, .Lctr_step2_\fmt\()_vl(%rip), .Lctr_bswap_vl(%rip)
-.else
-        _ctr_next       \fmt, V\i, GRK0, .Lctr_step4_\fmt\()_vl(%rip), .Lctr_bswap_vl(%rip)
-.endif
-.endif
+        _ctr_next       \fmt, V\i, RKT, .Lctr_step2_\fmt\()_vl(%rip), .Lctr_bswap_vl(%rip)
 .endr
         cmp             $12, ROUNDS
         jb              .Lr128\@
@@ -649,18 +516,11 @@
         _gcm_round      \j
         _ghash_slot     \mode, (9-\j), \hfmt
 .endr
-.if VL == 32
         _vbroadcasti128 (RKEND), RKT
-        .set            GRKL, RKT
-.else
-        .set            GRKL, RKLAST
-.endif
 .irp i, 0,1,2,3,4,5,6,7
-.if \i < NV
-        _vpxor          \i*VL(IN), GRKL, GT     /* last round key ^ input */
+        vpxor           \i*VL(IN), RKT, GT      /* last round key ^ input */
         vaesenclast     GT, V\i, V\i
-        _vmovdqu        V\i, \i*VL(OUT)
-.endif
+        vmovdqu         V\i, \i*VL(OUT)
 .endr
         add             $256, IN
         add             $256, OUT
@@ -731,50 +591,784 @@
 .endm
 
 /* ------------------------------------------------------------------------------------------ */
+/* hash_init: the table of powers                                                             */
+/* ------------------------------------------------------------------------------------------ */
 
-/* The functions of one width, set by _set_gcm_veclen; \t is the tier's part of the name. */
-.macro _gcm_functions t
-AESFAST_FUNC(aesfast_\t\()_ghash_init)
-        _ghash_init_fn  ghash
-AESFAST_END(aesfast_\t\()_ghash_init)
-
-AESFAST_FUNC(aesfast_\t\()_polyval_init)
-        _ghash_init_fn  polyval
-AESFAST_END(aesfast_\t\()_polyval_init)
-
-AESFAST_FUNC(aesfast_\t\()_polyval_init_few)
-        _ghash_init_fn  polyval, 8
-AESFAST_END(aesfast_\t\()_polyval_init_few)
-
-        _ghash_args
-AESFAST_FUNC(aesfast_\t\()_ghash)
-        _ghash_fn       ghash
-AESFAST_END(aesfast_\t\()_ghash)
-
-AESFAST_FUNC(aesfast_\t\()_polyval)
-        _ghash_fn       polyval
-AESFAST_END(aesfast_\t\()_polyval)
-
-        _gcm_args
-AESFAST_FUNC(aesfast_\t\()_gcm_ctr_then_hash)
-        _gcm_crypt      1, ctr32, ghash
-AESFAST_END(aesfast_\t\()_gcm_ctr_then_hash)
-
-AESFAST_FUNC(aesfast_\t\()_gcm_hash_then_ctr)
-        _gcm_crypt      0, ctr32, ghash
-AESFAST_END(aesfast_\t\()_gcm_hash_then_ctr)
-
-AESFAST_FUNC(aesfast_\t\()_gcmsiv_ctr_then_hash)
-        _gcm_crypt      1, ctr32le, polyval
-AESFAST_END(aesfast_\t\()_gcmsiv_ctr_then_hash)
+/*
+ * \dst = \a * \b, lane by lane: the product times y^-128 mod P' (schoolbook, then the two folds
+ * of the reduction). Registers all xmm, ymm or zmm (zmm: the 512-bit tier's EVEX forms, whose
+ * _vpxor is VPXORD); \dst and \t0..\t2 distinct from \a and \b.
+ */
+.macro _mont_mul a, b, dst, t0, t1, t2
+        vpclmulqdq      $0x00, \b, \a, \t0              /* LO */
+        vpclmulqdq      $0x01, \b, \a, \t1
+        vpclmulqdq      $0x10, \b, \a, \t2
+        _vpxor          \t2, \t1, \t1                   /* MI */
+        vpclmulqdq      $0x11, \b, \a, \dst             /* HI */
+        vpclmulqdq      $0x10, .Lgfpoly(%rip), \t0, \t2 /* fold 1: L0 * C */
+        vpshufd         $0x4e, \t0, \t0
+        _vpxor          \t2, \t1, \t1
+        _vpxor          \t0, \t1, \t1
+        vpclmulqdq      $0x10, .Lgfpoly(%rip), \t1, \t2 /* fold 2: M0 * C */
+        vpshufd         $0x4e, \t1, \t1
+        _vpxor          \t2, \dst, \dst
+        _vpxor          \t1, \dst, \dst
 .endm
 
-/* 256-bit: 8 ymm (16 blocks) per iteration. */
-        _set_gcm_veclen 32
-        _gcm_functions  vaes_avx2
+/* xmm0 = H' = y * Hrev mod P' (GHASH: a one-bit left shift, plus P' if bit 127 fell out), or H
+ * itself (POLYVAL), from h at (%rsi). */
+.macro _hash_key hfmt
+        vmovdqu         (%rsi), %xmm0
+.ifc \hfmt, ghash
+        vpshufb         .Lbswap128(%rip), %xmm0, %xmm0  /* Hrev */
+        vpshufd         $0xff, %xmm0, %xmm1
+        vpsrad          $31, %xmm1, %xmm1               /* all ones iff bit 127 is set */
+        vpand           .Lgfpoly(%rip), %xmm1, %xmm1    /* then P' mod y^128, else 0 */
+        vpsrlq          $63, %xmm0, %xmm2
+        vpslldq         $8, %xmm2, %xmm2                /* bit 63 -> bit 64 */
+        vpsllq          $1, %xmm0, %xmm0
+        vpxor           %xmm2, %xmm0, %xmm0
+        vpxor           %xmm1, %xmm0, %xmm0             /* xmm0 = H' */
+.else
+        _hash_bswap     \hfmt, %xmm0                    /* (checks the format) */
+.endif
+.endm
 
-/* 512-bit: 4 zmm (16 blocks) per iteration. */
-        _set_gcm_veclen 64
-        _gcm_functions  vaes_avx512
+/* xmm0 = H' (see _hash_key), xmm1 = H'^2, ymm2 = [H'^2, H'^1] (a ymm, the higher power in lane
+ * 0, as the tables hold them) and ymm3 = [H'^4, H'^3]: the first two levels of both widths'
+ * trees; \t0..\t2 number the temporaries (xmm/ymm). */
+.macro _powers_4 hfmt, t0, t1, t2
+        _hash_key       \hfmt
+        _mont_mul       %xmm0, %xmm0, %xmm1, %xmm\t0, %xmm\t1, %xmm\t2   /* H'^2 */
+        vinserti128     $1, %xmm0, %ymm1, %ymm2                         /* [H'^2, H'^1] */
+        vinserti128     $1, %xmm1, %ymm1, %ymm1                         /* H'^2 in both lanes */
+        _mont_mul       %ymm2, %ymm1, %ymm3, %ymm\t0, %ymm\t1, %ymm\t2   /* [H'^4, H'^3] */
+.endm
+
+/* Two powers (ymm \p: the higher one in lane 0) at \off of the table, and their Karatsuba
+ * terms 256 bytes on. */
+.macro _store_pows p, off
+        vmovdqu         \p, \off(%rdi)
+        vpshufd         $0x4e, \p, %ymm4
+        vpxor           \p, %ymm4, %ymm4                /* lo ^ hi in both qwords */
+        vmovdqu         %ymm4, 256+\off(%rdi)
+.endm
+
+/*
+ * The body of aesfast_vaes_avx2_ghash_init (\hfmt = ghash) and _polyval_init (polyval)(hkey,
+ * h): H' (_hash_key), then H'^2..H'^\npow, stored as described at the top of this file.
+ * GCM-SIV runs this for every nonce, so the powers come as a tree four multiplies deep instead
+ * of a chain of fifteen: H'^2; then [H'^2, H'^1] times H'^2 in both lanes gives [H'^4, H'^3]
+ * (_powers_4); those two pairs times H'^4 give H'^5..H'^8, and the four pairs times H'^8 give
+ * H'^9..H'^16. \npow = 8 is aesfast_vaes_avx2_polyval_init_few, for GCM-SIV's small
+ * messages, in half the time.
+ */
+.macro _ghash_init_fn hfmt, npow=16
+        _powers_4       \hfmt, 4, 5, 6
+        vinserti128     $1, %xmm3, %ymm3, %ymm1                         /* H'^4 in both lanes */
+        _mont_mul       %ymm2, %ymm1, %ymm7, %ymm4, %ymm5, %ymm6        /* [H'^6, H'^5] */
+        _mont_mul       %ymm3, %ymm1, %ymm8, %ymm4, %ymm5, %ymm6        /* [H'^8, H'^7] */
+        _store_pows     %ymm2, HPOW16(2)
+        _store_pows     %ymm3, HPOW16(4)
+        _store_pows     %ymm7, HPOW16(6)
+        _store_pows     %ymm8, HPOW16(8)
+.if \npow == 16
+        vinserti128     $1, %xmm8, %ymm8, %ymm1                         /* H'^8 in both lanes */
+        _mont_mul       %ymm2, %ymm1, %ymm9, %ymm4, %ymm5, %ymm6        /* [H'^10, H'^9] */
+        _mont_mul       %ymm3, %ymm1, %ymm10, %ymm4, %ymm5, %ymm6       /* [H'^12, H'^11] */
+        _mont_mul       %ymm7, %ymm1, %ymm11, %ymm4, %ymm5, %ymm6       /* [H'^14, H'^13] */
+        _mont_mul       %ymm8, %ymm1, %ymm12, %ymm4, %ymm5, %ymm6       /* [H'^16, H'^15] */
+        _store_pows     %ymm9, HPOW16(10)
+        _store_pows     %ymm10, HPOW16(12)
+        _store_pows     %ymm11, HPOW16(14)
+        _store_pows     %ymm12, HPOW16(16)
+.elseif \npow != 8
+        .error "_ghash_init_fn: npow must be 8 or 16"
+.endif
+        vzeroupper
+        ret
+.endm
+
+/* \dst = the Karatsuba terms of the powers in \p: lo ^ hi in both qwords. */
+.macro _kara_terms p, dst
+        vpshufd         $0x4e, \p, \dst
+        vpxord          \p, \dst, \dst
+.endm
+
+/* Pair \n's two vectors of powers, \a and \b, at 128n of the table, and their packed Karatsuba
+ * terms at 512 + 64n: a's in qword 0 of each lane, b's in qword 1. */
+.macro _store_pair32 n, a, b
+        vmovdqu8        \a, 128*\n(%rdi)
+        vmovdqu8        \b, 128*\n+64(%rdi)
+        _kara_terms     \a, %zmm13
+        _kara_terms     \b, %zmm14
+        vpunpcklqdq     %zmm14, %zmm13, %zmm13
+        vmovdqu8        %zmm13, 512+64*\n(%rdi)
+.endm
+
+/*
+ * The body of aesfast_vaes_avx512_ghash_init and _polyval_init (\npow = 32), and of
+ * _polyval_init_few (\npow = 8): the same tree as _ghash_init_fn, a vector of four powers wide
+ * from H'^4..H'^1 on: times H'^4 in every lane gives H'^8..H'^5; those two vectors times H'^8
+ * give H'^16..H'^9, and the four times H'^16 give H'^32..H'^17. Five multiplies deep. The
+ * 512-bit table keeps each pair's Karatsuba terms packed (see _hash32_pair): bytes 512..767.
+ */
+.macro _ghash_init32_fn hfmt, npow=32
+        _powers_4       \hfmt, 13, 14, 15
+        vinserti64x4    $1, %ymm2, %zmm3, %zmm4                         /* H'^4 .. H'^1 */
+        vshufi64x2      $0, %zmm3, %zmm3, %zmm5                         /* H'^4 in every lane */
+        _mont_mul       %zmm4, %zmm5, %zmm6, %zmm13, %zmm14, %zmm15     /* H'^8 .. H'^5 */
+.if \npow == 32
+        _store_pair32   3, %zmm6, %zmm4
+        vshufi64x2      $0, %zmm6, %zmm6, %zmm5                         /* H'^8 */
+        _mont_mul       %zmm6, %zmm5, %zmm7, %zmm13, %zmm14, %zmm15     /* H'^16 .. H'^13 */
+        _mont_mul       %zmm4, %zmm5, %zmm8, %zmm13, %zmm14, %zmm15     /* H'^12 .. H'^9 */
+        _store_pair32   2, %zmm7, %zmm8
+        vshufi64x2      $0, %zmm7, %zmm7, %zmm5                         /* H'^16 */
+        _mont_mul       %zmm7, %zmm5, %zmm9, %zmm13, %zmm14, %zmm15     /* H'^32 .. H'^29 */
+        _mont_mul       %zmm8, %zmm5, %zmm10, %zmm13, %zmm14, %zmm15    /* H'^28 .. H'^25 */
+        _mont_mul       %zmm6, %zmm5, %zmm11, %zmm13, %zmm14, %zmm15    /* H'^24 .. H'^21 */
+        _mont_mul       %zmm4, %zmm5, %zmm12, %zmm13, %zmm14, %zmm15    /* H'^20 .. H'^17 */
+        _store_pair32   0, %zmm9, %zmm10
+        _store_pair32   1, %zmm11, %zmm12
+.elseif \npow == 8
+        vmovdqu8        %zmm6, HPOW(8)(%rdi)
+        vmovdqu8        %zmm4, HPOW(4)(%rdi)
+        vpxor           %xmm0, %xmm0, %xmm0
+        vmovdqu8        %zmm0, 512(%rdi)                /* what the tails read past H'^1 */
+.else
+        .error "_ghash_init32_fn: npow must be 8 or 32"
+.endif
+        vzeroupper
+        ret
+.endm
+/* ------------------------------------------------------------------------------------------ */
+/* 512-bit: 32 blocks per iteration and per reduction                                         */
+/* ------------------------------------------------------------------------------------------ */
+
+/* The register roles of the 512-bit functions (see the top of this file). */
+.macro _set_gcm32_regs
+        _set_veclen     64
+        .set            NKEYREGS, 0             /* round keys are broadcast round by round */
+        .set            GLO, %zmm8
+        .set            GMI, %zmm9
+        .set            GHI, %zmm10
+        .set            GACC, %zmm11
+        .set            GA, %zmm12
+        .set            GB, %zmm13
+        .set            GT0, %zmm14
+        .set            GT1, %zmm15
+        .set            GT2, %zmm24
+        .set            GHI_Y, %ymm10
+        .set            GHI_X, %xmm10
+        .set            GLO_X, %xmm8
+        .set            GMI_X, %xmm9
+        .set            GACC_X, %xmm11
+        .set            GT1_Y, %ymm15
+        .set            GT1_X, %xmm15
+        .set            CT0, %zmm16
+        .set            CT1, %zmm17
+        .set            CT2, %zmm18
+        .set            CT3, %zmm19
+        .set            CT4, %zmm20
+        .set            CT5, %zmm21
+        .set            CT6, %zmm22
+        .set            CT7, %zmm23
+        .set            TV0, %zmm6                      /* a tail's first vector (V6: free) */
+        .set            BSWAP128, %zmm25
+        .set            PT, %zmm26
+        .set            RK0, %zmm27
+        .set            RKLAST, %zmm28
+        .set            RKT, %zmm29
+        .set            CTRN, %zmm30
+        .set            CSTEP, %zmm31
+.endm
+
+/* \dst = \a ^ \b (\first), or \dst ^= \a ^ \b. */
+.macro _sum2 a, b, dst, first
+.if \first
+        vpxord          \a, \b, \dst
+.else
+        vpternlogd      $0x96, \a, \b, \dst
+.endif
+.endm
+
+/* .Lhin = the register holding \src's blocks as integers: \dst, byte-reversed into it (ghash),
+ * or \src itself (polyval). With \acc, the hash state is added into block 0, in \dst. */
+.macro _hash_in hfmt, src, dst, acc=0
+.ifc \hfmt, ghash
+        vpshufb         BSWAP128, \src, \dst
+        .set            .Lhin, \dst
+.else
+        .set            .Lhin, \src
+.endif
+.if \acc
+        vpxord          GACC, .Lhin, \dst
+        .set            .Lhin, \dst
+.endif
+.endm
+
+/*
+ * Pair \p (0..3) of a 32-block group: vectors \a and \b (blocks 8p..8p+7), times their powers
+ * (at 128p and 128p+64 of \hk, through PT), added to GLO/GMI/GHI (\first writes them); \acc
+ * adds the hash state into the first block. With KARA, the middle products are Karatsuba's,
+ * from one interleave of the two vectors' qwords: [a_lo ^ a_hi, b_lo ^ b_hi] in each lane
+ * times the pair's packed Karatsuba terms at 512 + 64p (a's in qword 0, b's in qword 1): 6
+ * VPCLMULQDQ, 2 VPUNPCK, a VPXORD and 3 loads of powers per pair; else schoolbook, 8
+ * VPCLMULQDQ and 2 loads. Both then add their 6 or 8 products with 3 or 4 VPTERNLOGDs. GMI is
+ * Karatsuba's raw sum until _reduce32_a. Each vector of powers is loaded once, into PT, for all
+ * the products it takes part in (loads, not the vector ports, cost here: see the README).
+ * In AT&T order VPCLMULQDQ is (imm, src2, src1, dst): imm bit 0 picks src1's qword, bit 4 src2's.
+ */
+.macro _hash32_pair hfmt, p, a, b, first=0, acc=0, hk=HKEY
+        _hash_in        \hfmt, \a, GA, \acc
+        .set            .La, .Lhin
+        _hash_in        \hfmt, \b, GB
+        .set            .Lb, .Lhin
+.if KARA
+        vpunpcklqdq     .Lb, .La, GT0                   /* [a_lo, b_lo] per lane */
+        vpunpckhqdq     .Lb, .La, GT1                   /* [a_hi, b_hi] */
+        vpxord          GT1, GT0, GT0                   /* [a_lo ^ a_hi, b_lo ^ b_hi] */
+        vmovdqu8        128*\p(\hk), PT                 /* a's powers */
+        vpclmulqdq      $0x00, PT, .La, GT1             /* a_lo * h_lo */
+        vpclmulqdq      $0x11, PT, .La, GT2             /* a_hi * h_hi */
+        vmovdqu8        128*\p+64(\hk), PT              /* b's */
+        vpclmulqdq      $0x00, PT, .Lb, GA              /* (a is done with) */
+        _sum2           GT1, GA, GLO, \first
+        vpclmulqdq      $0x11, PT, .Lb, GT1
+        _sum2           GT2, GT1, GHI, \first
+        vmovdqu8        512+64*\p(\hk), PT              /* [a's terms, b's terms] */
+        vpclmulqdq      $0x00, PT, GT0, GT1             /* (a_lo ^ a_hi)(h_lo ^ h_hi) */
+        vpclmulqdq      $0x11, PT, GT0, GT2             /* the same for b */
+        _sum2           GT1, GT2, GMI, \first
+.else
+        vmovdqu8        128*\p(\hk), PT
+        vpclmulqdq      $0x01, PT, .La, GT0             /* a_hi * h_lo */
+        vpclmulqdq      $0x10, PT, .La, GT1             /* a_lo * h_hi */
+        _sum2           GT0, GT1, GMI, \first
+        vpclmulqdq      $0x00, PT, .La, GT1             /* a_lo * h_lo */
+        vpclmulqdq      $0x11, PT, .La, GT2             /* a_hi * h_hi */
+        vmovdqu8        128*\p+64(\hk), PT
+        vpclmulqdq      $0x00, PT, .Lb, GT0
+        _sum2           GT1, GT0, GLO, \first
+        vpclmulqdq      $0x11, PT, .Lb, GT0
+        _sum2           GT2, GT0, GHI, \first
+        vpclmulqdq      $0x01, PT, .Lb, GT0
+        vpclmulqdq      $0x10, PT, .Lb, GT1
+        _sum2           GT0, GT1, GMI, 0
+.endif
+.endm
+
+/* The first half of the reduction: Karatsuba's middle fixed (\kara), and fold 1 (LO into MI). */
+.macro _reduce32_a kara=KARA
+.if \kara
+        vpternlogd      $0x96, GLO, GHI, GMI            /* MI = Karatsuba ^ LO ^ HI */
+.endif
+        vpclmulqdq      $0x10, .Lgfpoly(%rip), GLO, GT1 /* L0 * C */
+        vpshufd         $0x4e, GLO, GLO                 /* [L1, L0] */
+        vpternlogd      $0x96, GT1, GLO, GMI
+.endm
+
+/* The second half: fold 2 (MI into HI), then the four lanes summed into GACC (lane 0 only). */
+.macro _reduce32_b
+        vpclmulqdq      $0x10, .Lgfpoly(%rip), GMI, GT1 /* M0 * C */
+        vpshufd         $0x4e, GMI, GMI                 /* [M1, M0] */
+        vpternlogd      $0x96, GT1, GMI, GHI
+        vextracti64x4   $1, GHI, GT1_Y                  /* lanes 2-3 onto 0-1 */
+        vpxor           GT1_Y, GHI_Y, GHI_Y             /* VEX: clears bits 256..511 */
+        vextracti128    $1, GHI_Y, GT1_X                /* lane 1 onto lane 0 */
+        vpxor           GT1_X, GHI_X, GACC_X            /* VEX: lane 0 only */
+.endm
+
+/* Hash work item \k (0..5) of a 32-block group in CT0-CT7: the pairs 1, 2, 3, 0 (pair 0 takes in
+ * the state, so only it and the reduction wait for the previous group), then the reduction. */
+.macro _hash32_item hfmt, k
+.if \k == 0
+        _hash32_pair    \hfmt, 1, CT2, CT3, first=1
+.elseif \k == 1
+        _hash32_pair    \hfmt, 2, CT4, CT5
+.elseif \k == 2
+        _hash32_pair    \hfmt, 3, CT6, CT7
+.elseif \k == 3
+        _hash32_pair    \hfmt, 0, CT0, CT1, acc=1
+.elseif \k == 4
+        _reduce32_a
+.else
+        _reduce32_b
+.endif
+.endm
+
+/* The hash of the 32 blocks in CT0-CT7 into GACC, alone. */
+.macro _hash32_group hfmt
+.irp k, 0,1,2,3,4,5
+        _hash32_item    \hfmt, \k
+.endr
+.endm
+
+/*
+ * V0-V7 = the next 32 counter blocks ^ rk[0]; CTRN (native form, lanes c+0..c+3) advances by
+ * 32. Each vector's counters are the previous vector's plus 4 (CSTEP), made before the previous
+ * one is turned into counter blocks: a VPADDD, (GCM) a VPSHUFB and a VPXORD per vector, no
+ * branch (see "Counters" at the top of this file for the faster form that needs one).
+ */
+.macro _gcm32_counters fmt
+        vpaddd          CSTEP, CTRN, V1
+        _ctr_out        \fmt, CTRN, V0
+        _ctr_step       \fmt, V1, V2
+        _ctr_step       \fmt, V2, V3
+        _ctr_step       \fmt, V3, V4
+        _ctr_step       \fmt, V4, V5
+        _ctr_step       \fmt, V5, V6
+        _ctr_step       \fmt, V6, V7
+        _ctr_out        \fmt, V7, V7
+        vpaddd          .Lctr_step32(%rip), CTRN, CTRN
+.endm
+
+/* \dst = the counter blocks of the native counters in \src, XORed with rk[0]: GCM's native
+ * form is the block reversed (its counter in dword 0), GCM-SIV's the block itself. */
+.macro _ctr_out fmt, src, dst
+.ifc \fmt, ctr32
+        vpshufb         BSWAP128, \src, \dst
+        vpxord          RK0, \dst, \dst
+.else
+        vpxord          RK0, \src, \dst
+.endif
+.endm
+
+/* \next = \cur + 4 (native), then \cur = its counter blocks ^ rk[0]. */
+.macro _ctr_step fmt, cur, next
+        vpaddd          CSTEP, \cur, \next
+        _ctr_out        \fmt, \cur, \cur
+.endm
+
+
+/* One AES round with the round key \j places before the last, on V0-V7. */
+.macro _gcm32_round j
+        _vbroadcasti128 -16*\j(RKEND), RKT
+        _vaesenc_n      RKT, 8
+.endm
+
+/*
+ * One 32-block iteration of the main loop, for AES with \nr rounds (10: AES-128, which AES-192
+ * enters two rounds earlier; 14: AES-256). \mode 0: CTR only (seal's first group); 1: CTR, and
+ * the hash of the previous group's output, in CT0-CT7 (seal; GCM-SIV's open); 2: the hash of
+ * this group's input, loaded into CT0-CT7, and CTR (open). The six hash items go after the
+ * middle rounds 1 + floor(k (nr - 1) / 6), k = 0..5: spread over all of them, for AES-256 too.
+ */
+.macro _gcm32_iter mode, fmt, hfmt, nr
+        _gcm32_counters \fmt
+.if \mode == 2
+.irp i, 0,1,2,3,4,5,6,7
+        vmovdqu8        64*\i(IN), CT\i
+.endr
+.endif
+.if \nr == 10
+        cmp             $12, ROUNDS
+        jb              .Lr128\@
+        _gcm32_round    11
+        _gcm32_round    10
+.Lr128\@:
+.endif
+.irp j, 13,12,11,10,9,8,7,6,5,4,3,2,1
+.if \j < \nr
+        _gcm32_round    \j
+.if \mode != 0
+.irp k, 0,1,2,3,4,5
+.if (1 + (\k * (\nr - 1)) / 6) == (\nr - \j)
+        _hash32_item    \hfmt, \k
+.endif
+.endr
+.endif
+.endif
+.endr
+.irp i, 0,1,2,3,4,5,6,7
+.if \mode == 2
+        vpxord          CT\i, RKLAST, RKT               /* last round key ^ input */
+        vaesenclast     RKT, V\i, V\i
+        vmovdqu8        V\i, 64*\i(OUT)
+.else
+        vpxord          64*\i(IN), RKLAST, RKT
+        vaesenclast     RKT, V\i, CT\i                  /* the output, kept for the hash */
+        vmovdqu8        CT\i, 64*\i(OUT)
+.endif
+.endr
+        add             $512, IN
+        add             $512, OUT
+.endm
+
+/*
+ * The main loop for \nr rounds over NBLOCKS (>= 32) blocks; leaves NBLOCKS = the blocks left
+ * minus 32 (-32 .. -1). Seal (\enc) encrypts one group ahead of its hash, so it jumps to \lag
+ * with the last group's output in CT0-CT7, still to be hashed; open jumps to \done.
+ */
+.macro _gcm32_loop enc, fmt, hfmt, nr, lag, done
+.if \enc
+        _gcm32_iter     0, \fmt, \hfmt, \nr
+        sub             $32, NBLOCKS
+        jb              \lag
+.Lloop\@:
+        _gcm32_iter     1, \fmt, \hfmt, \nr
+        sub             $32, NBLOCKS
+        jae             .Lloop\@
+        jmp             \lag
+.else
+.Lloop\@:
+        _gcm32_iter     2, \fmt, \hfmt, \nr
+        sub             $32, NBLOCKS
+        jae             .Lloop\@
+        jmp             \done
+.endif
+.endm
+
+/*
+ * Tails (1..31 blocks, and whole calls of fewer than 32) go vector by vector: a loop whose
+ * iterations are independent but for the counter and the sums, so the core runs several at once
+ * (the state lives in V0, renamed per iteration). Its whole vectors first, then the last 1..4
+ * blocks under a byte mask (k1) of TBYTES = 16 * the blocks left. The hash meets the powers
+ * from H'^n on (GHP, advanced by a vector per iteration), schoolbook (no Karatsuba terms
+ * needed). The first vector, the one that takes in the hash state, is hashed last (kept in
+ * TV0): the chain from the state to the result, which is what a small call costs, is then one
+ * multiply, one addition and the reduction.
+ */
+
+
+/* The blocks in \src (masked-off lanes zero) as integers, with the hash state added if \acc,
+ * times the powers at \pow, added into GLO/GMI/GHI. */
+.macro _tail_hash hfmt, src, pow=(GHP), acc=0
+        _hash_in        \hfmt, \src, GA, \acc
+        vmovdqu8        \pow, PT
+        vpclmulqdq      $0x00, PT, .Lhin, GT0
+        vpclmulqdq      $0x11, PT, .Lhin, GT1
+        vpxord          GT0, GLO, GLO
+        vpxord          GT1, GHI, GHI
+        vpclmulqdq      $0x01, PT, .Lhin, GT0
+        vpclmulqdq      $0x10, PT, .Lhin, GT1
+        vpternlogd      $0x96, GT0, GT1, GMI
+.endm
+
+/* The round keys a tail keeps in registers, RKE1..RKE13 (j places before the last): CT0-CT7
+ * and V1-V5, free in a tail. Loads those the key size has (none before rk[0]). */
+.macro _tail_keys
+        .set            RKE1, CT0
+        .set            RKE2, CT1
+        .set            RKE3, CT2
+        .set            RKE4, CT3
+        .set            RKE5, CT4
+        .set            RKE6, CT5
+        .set            RKE7, CT6
+        .set            RKE8, CT7
+        .set            RKE9, V1
+        .set            RKE10, V2
+        .set            RKE11, V3
+        .set            RKE12, V4
+        .set            RKE13, V5
+.irp j, 1,2,3,4,5,6,7,8,9
+        _vbroadcasti128 -16*\j(RKEND), RKE\j
+.endr
+        cmp             $12, ROUNDS
+        jb              .Lkeys\@
+        _vbroadcasti128 -16*10(RKEND), RKE10
+        _vbroadcasti128 -16*11(RKEND), RKE11
+        je              .Lkeys\@
+        _vbroadcasti128 -16*12(RKEND), RKE12
+        _vbroadcasti128 -16*13(RKEND), RKE13
+.Lkeys\@:
+.endm
+
+/* V0 = AES of its counter blocks, but the last round (the caller folds the input into it). */
+.macro _tail_rounds
+        cmp             $12, ROUNDS
+        jb              .Lr128\@
+        je              .Lr192\@
+        vaesenc         RKE13, V0, V0
+        vaesenc         RKE12, V0, V0
+.Lr192\@:
+        vaesenc         RKE11, V0, V0
+        vaesenc         RKE10, V0, V0
+.Lr128\@:
+.irp j, 9,8,7,6,5,4,3,2,1
+        vaesenc         RKE\j, V0, V0
+.endr
+.endm
+
+/*
+ * The tail of a stitched call: NBLOCKS = 1..31 blocks. Open hashes each input vector and
+ * decrypts it; seal encrypts it and hashes its output, masked-off lanes zeroed. HKEY becomes
+ * GHP, the power the next vector meets.
+ */
+.macro _gcm32_tail enc, fmt, hfmt
+        .set            GHP, HKEY
+        mov             NBLOCKS, TBYTES
+        shl             $4, TBYTES
+        add             $512, GHP
+        sub             TBYTES, GHP                     /* &H'^n */
+        _tail_keys
+        vpxor           GLO_X, GLO_X, GLO_X
+        vpxor           GMI_X, GMI_X, GMI_X
+        vpxor           GHI_X, GHI_X, GHI_X
+        mov             GHP, GHP0
+        _tail_first_mask
+        _gcm32_tail_vec \enc, \fmt, \hfmt, 1, TV0       /* vector 0, its hash kept for last */
+        sub             $64, TBYTES
+        jbe             .Lfirst\@
+        add             $64, GHP
+        cmp             $64, TBYTES
+        jbe             .Llast\@
+.Lwhole\@:
+        _gcm32_tail_vec \enc, \fmt, \hfmt, 0
+        sub             $64, TBYTES
+        cmp             $64, TBYTES
+        ja              .Lwhole\@
+.Llast\@:                                               /* 1..4 blocks */
+        mov             $-1, TMASK
+        bzhi            TBYTES, TMASK, TMASK
+        kmovq           TMASK, %k1
+        _gcm32_tail_vec \enc, \fmt, \hfmt, 1
+.Lfirst\@:
+        _tail_hash      \hfmt, TV0, (GHP0), acc=1
+        _reduce32_a     kara=0
+        _reduce32_b
+.endm
+
+/* k1 = the mask of the first vector of a tail of TBYTES bytes: all ones from 64 bytes on. */
+.macro _tail_first_mask
+        mov             $-1, TMASK
+        cmp             $64, TBYTES
+        jae             .Lwhole\@
+        bzhi            TBYTES, TMASK, TMASK
+.Lwhole\@:
+        kmovq           TMASK, %k1
+.endm
+
+/* One vector of _gcm32_tail, \masked by k1 or whole; advances IN, OUT, CTRN and GHP. Its hash
+ * input (seal: the output, masked-off lanes zero; open: the input) goes to \keep instead, if
+ * given, for the caller to hash. */
+.macro _gcm32_tail_vec enc, fmt, hfmt, masked, keep
+        _ctr_out        \fmt, CTRN, V0
+        vpaddd          CSTEP, CTRN, CTRN
+        _tail_rounds
+.if \masked
+        vmovdqu8        (IN), RKT{%k1}{z}
+.else
+        vmovdqu8        (IN), RKT
+.endif
+.ifnb \keep
+.if \enc == 0
+        vmovdqa64       RKT, \keep
+.endif
+.elseif \enc == 0
+        _tail_hash      \hfmt, RKT
+        add             $64, GHP
+.endif
+        vpxord          RKT, RKLAST, RKT
+        vaesenclast     RKT, V0, V0
+.if \enc && \masked
+        vmovdqu8        V0, V0{%k1}{z}                  /* zero the lanes past the end */
+.endif
+.if \masked
+        vmovdqu8        V0, (OUT){%k1}
+.else
+        vmovdqu8        V0, (OUT)
+.endif
+.if \enc
+.ifnb \keep
+        vmovdqa64       V0, \keep
+.else
+        _tail_hash      \hfmt, V0
+        add             $64, GHP
+.endif
+.endif
+        add             $64, IN
+        add             $64, OUT
+.endm
+
+/* CTRN = the counter blocks ctr+0 .. ctr+3 in native form (GCM: after BSWAP128 is loaded), and
+ * CSTEP. */
+.macro _ctr32_setup fmt
+        _vbroadcasti128 (CTRP), CTRN
+.ifc \fmt, ctr32
+        vpshufb         BSWAP128, CTRN, CTRN
+.endif
+        vpaddd          .Llane_inc_ctr32le(%rip), CTRN, CTRN
+        _vbroadcasti128 .Lctr_step4(%rip), CSTEP
+.endm
+
+/*
+ * The body of the 512-bit stitched functions (see _gcm_crypt for \enc, \fmt, \hfmt): a main
+ * loop per key size while 32 or more blocks are left (seal then hashes the last group it
+ * encrypted), then the tail.
+ */
+.macro _gcm32_crypt enc, fmt, hfmt
+        mov             8(%rsp), NBLOCKS
+        test            NBLOCKS, NBLOCKS
+        jz              .Lret\@
+        _load_key
+.ifc \hfmt, ghash
+        vmovdqu8        .Lbswap128(%rip), BSWAP128
+.endif
+        _ctr32_setup    \fmt
+        _load_acc       \hfmt
+        sub             $32, NBLOCKS
+        jb              .Lafter\@
+        cmp             $14, ROUNDS
+        je              .L256\@
+        _gcm32_loop     \enc, \fmt, \hfmt, 10, .Llag\@, .Lafter\@
+.L256\@:
+        _gcm32_loop     \enc, \fmt, \hfmt, 14, .Llag\@, .Lafter\@
+.if \enc
+.Llag\@:
+        _hash32_group   \hfmt
+.endif
+.Lafter\@:
+        add             $32, NBLOCKS                    /* blocks left: 0..31 */
+        jz              .Ldone\@
+        _gcm32_tail     \enc, \fmt, \hfmt
+.Ldone\@:
+        _store_acc      \hfmt
+        vzeroupper
+.Lret\@:
+        ret
+.endm
+
+/* The body of aesfast_vaes_avx512_ghash and _polyval(hkey, acc, in, nblocks): 32 blocks per
+ * reduction, then the tail vector by vector. */
+.macro _ghash32_fn hfmt
+        test            GCNT, GCNT
+        jz              .Lret\@
+        _load_acc       \hfmt
+.ifc \hfmt, ghash
+        vmovdqu8        .Lbswap128(%rip), BSWAP128
+.endif
+        sub             $32, GCNT
+        jb              .Ltail\@
+.Lloop\@:
+.irp i, 0,1,2,3,4,5,6,7
+        vmovdqu8        64*\i(GSRC), CT\i
+.endr
+        _hash32_group   \hfmt
+        add             $512, GSRC
+        sub             $32, GCNT
+        jae             .Lloop\@
+.Ltail\@:
+        add             $32, GCNT
+        jz              .Ldone\@
+        .set            GHP, HKEY
+        mov             GCNT, TBYTES
+        shl             $4, TBYTES
+        add             $512, GHP
+        sub             TBYTES, GHP                     /* &H'^n */
+        vpxor           GLO_X, GLO_X, GLO_X
+        vpxor           GMI_X, GMI_X, GMI_X
+        vpxor           GHI_X, GHI_X, GHI_X
+        _tail_first_mask
+        vmovdqu8        (GSRC), TV0{%k1}{z}             /* block 0, hashed last */
+        sub             $64, TBYTES
+        jbe             .Ltail_first\@
+        lea             64(GHP), GHP0
+.Ltail_loop\@:
+        add             $64, GSRC
+        cmp             $64, TBYTES
+        jbe             .Ltail_last\@
+        vmovdqu8        (GSRC), RKT
+        _tail_hash      \hfmt, RKT, (GHP0)
+        add             $64, GHP0
+        sub             $64, TBYTES
+        jmp             .Ltail_loop\@
+.Ltail_last\@:
+        mov             $-1, TMASK
+        bzhi            TBYTES, TMASK, TMASK
+        kmovq           TMASK, %k1
+        vmovdqu8        (GSRC), RKT{%k1}{z}
+        _tail_hash      \hfmt, RKT, (GHP0)
+.Ltail_first\@:
+        _tail_hash      \hfmt, TV0, (GHP), acc=1
+        _reduce32_a     kara=0
+        _reduce32_b
+.Ldone\@:
+        _store_acc      \hfmt
+        vzeroupper
+.Lret\@:
+        ret
+.endm
+
+/* ------------------------------------------------------------------------------------------ */
+
+/* 256-bit: 8 ymm (16 blocks) per iteration, Karatsuba. */
+        _set_gcm_veclen 32
+
+AESFAST_FUNC(aesfast_vaes_avx2_ghash_init)
+        _ghash_init_fn  ghash
+AESFAST_END(aesfast_vaes_avx2_ghash_init)
+
+AESFAST_FUNC(aesfast_vaes_avx2_polyval_init)
+        _ghash_init_fn  polyval
+AESFAST_END(aesfast_vaes_avx2_polyval_init)
+
+AESFAST_FUNC(aesfast_vaes_avx2_polyval_init_few)
+        _ghash_init_fn  polyval, 8
+AESFAST_END(aesfast_vaes_avx2_polyval_init_few)
+
+        _ghash_args
+AESFAST_FUNC(aesfast_vaes_avx2_ghash)
+        _ghash_fn       ghash
+AESFAST_END(aesfast_vaes_avx2_ghash)
+
+AESFAST_FUNC(aesfast_vaes_avx2_polyval)
+        _ghash_fn       polyval
+AESFAST_END(aesfast_vaes_avx2_polyval)
+
+        _gcm_args
+AESFAST_FUNC(aesfast_vaes_avx2_gcm_ctr_then_hash)
+        _gcm_crypt      1, ctr32, ghash
+AESFAST_END(aesfast_vaes_avx2_gcm_ctr_then_hash)
+
+AESFAST_FUNC(aesfast_vaes_avx2_gcm_hash_then_ctr)
+        _gcm_crypt      0, ctr32, ghash
+AESFAST_END(aesfast_vaes_avx2_gcm_hash_then_ctr)
+
+AESFAST_FUNC(aesfast_vaes_avx2_gcmsiv_ctr_then_hash)
+        _gcm_crypt      1, ctr32le, polyval
+AESFAST_END(aesfast_vaes_avx2_gcmsiv_ctr_then_hash)
+
+/* 512-bit: 8 zmm (32 blocks) per iteration and per reduction. */
+        _set_gcm32_regs
+#ifndef AESFAST_VAES512_KARA
+#define AESFAST_VAES512_KARA 1
+#endif
+        .set            KARA, AESFAST_VAES512_KARA
+
+AESFAST_FUNC(aesfast_vaes_avx512_ghash_init)
+        _ghash_init32_fn ghash
+AESFAST_END(aesfast_vaes_avx512_ghash_init)
+
+AESFAST_FUNC(aesfast_vaes_avx512_polyval_init)
+        _ghash_init32_fn polyval
+AESFAST_END(aesfast_vaes_avx512_polyval_init)
+
+AESFAST_FUNC(aesfast_vaes_avx512_polyval_init_few)
+        _ghash_init32_fn polyval, 8
+AESFAST_END(aesfast_vaes_avx512_polyval_init_few)
+
+        _ghash_args
+AESFAST_FUNC(aesfast_vaes_avx512_ghash)
+        _ghash32_fn     ghash
+AESFAST_END(aesfast_vaes_avx512_ghash)
+
+AESFAST_FUNC(aesfast_vaes_avx512_polyval)
+        _ghash32_fn     polyval
+AESFAST_END(aesfast_vaes_avx512_polyval)
+
+        _gcm_args
+AESFAST_FUNC(aesfast_vaes_avx512_gcm_ctr_then_hash)
+        _gcm32_crypt    1, ctr32, ghash
+AESFAST_END(aesfast_vaes_avx512_gcm_ctr_then_hash)
+
+AESFAST_FUNC(aesfast_vaes_avx512_gcm_hash_then_ctr)
+        _gcm32_crypt    0, ctr32, ghash
+AESFAST_END(aesfast_vaes_avx512_gcm_hash_then_ctr)
+
+AESFAST_FUNC(aesfast_vaes_avx512_gcmsiv_ctr_then_hash)
+        _gcm32_crypt    1, ctr32le, polyval
+AESFAST_END(aesfast_vaes_avx512_gcmsiv_ctr_then_hash)
 
 #endif /* __x86_64__ */
