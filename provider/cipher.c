@@ -1,5 +1,6 @@
 /*
- * The algorithm parameters every aesfast cipher reports (see cipher.h).
+ * What every aesfast mode shares (see cipher.h): the context's life cycle, the checks of init
+ * and update, parameter matching and the algorithm parameters.
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  */
@@ -14,21 +15,264 @@
 /*
  * OpenSSL 3.6's libcrypto asks every cipher for this flag when it is fetched
  * (EVP_CIPH_FLAG_ENC_THEN_MAC), and its default provider lists and answers it: 0 for these modes.
- * Older headers lack the name; an older libcrypto never asks.
+ * Older headers lack the name; an older libcrypto never asks. OpenSSL 3.0's headers lack the
+ * other two as well.
  */
 #ifndef OSSL_CIPHER_PARAM_ENCRYPT_THEN_MAC
 #define OSSL_CIPHER_PARAM_ENCRYPT_THEN_MAC "encrypt-then-mac"
 #endif
+#ifndef OSSL_CIPHER_PARAM_AEAD_IV_GENERATED
+#define OSSL_CIPHER_PARAM_AEAD_IV_GENERATED "iv-generated"
+#endif
+#ifndef OSSL_CIPHER_PARAM_SPEED
+#define OSSL_CIPHER_PARAM_SPEED "speed"
+#endif
 
-int aesfast_cipher_get_params(OSSL_PARAM params[], unsigned int mode, size_t keylen,
-                              size_t ivlen, int aead)
+/* ---- the context -------------------------------------------------------------------------- */
+
+void *aesfast_cipher_newctx(void *provctx, const aesfast_mode *mode, size_t keylen)
+{
+    const aesfast_prov *prov = provctx;
+    const char *name = mode->names[(keylen - 16) / 8];
+    aesfast_cipher_ctx *c = OPENSSL_zalloc(mode->ctx_size);
+
+    if (c == NULL) {
+        AESFAST_RAISE(prov, AESFAST_R_OUT_OF_MEMORY, "%s context of %zu bytes", name,
+                      mode->ctx_size);
+        return NULL;
+    }
+    c->prov = prov;
+    c->kernel = prov->kernel;
+    c->mode = mode;
+    c->name = name;
+    c->keylen = keylen;
+    c->ivlen = mode->ivlen;
+    return c;
+}
+
+void aesfast_cipher_freectx(void *vctx)
+{
+    aesfast_cipher_ctx *c = vctx;
+
+    if (c != NULL)
+        OPENSSL_clear_free(c, c->mode->ctx_size);
+}
+
+/* A copy: aesfast contexts hold no pointers into themselves. */
+void *aesfast_cipher_dupctx(void *vctx)
+{
+    const aesfast_cipher_ctx *c = vctx;
+    void *dup = OPENSSL_malloc(c->mode->ctx_size);
+
+    if (dup == NULL)
+        AESFAST_RAISE(c->prov, AESFAST_R_OUT_OF_MEMORY, "%s context of %zu bytes", c->name,
+                      c->mode->ctx_size);
+    else
+        memcpy(dup, c, c->mode->ctx_size);
+    return dup;
+}
+
+/* ---- init and update ---------------------------------------------------------------------- */
+
+static int cipher_init(aesfast_cipher_ctx *c, const unsigned char *key, size_t keylen,
+                       const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[], int enc)
+{
+    const aesfast_mode *m = c->mode;
+
+    /* Everything is checked before anything changes: a refused init leaves the context as it
+     * was. */
+    if (key != NULL && keylen != c->keylen) {
+        AESFAST_RAISE(c->prov, AESFAST_R_INVALID_KEY_LENGTH, "%s takes a %zu-byte key, not %zu",
+                      c->name, c->keylen, keylen);
+        return 0;
+    }
+    if (iv != NULL && (ivlen < m->ivlen_min || ivlen > m->ivlen_max)) {
+        if (m->ivlen_min == m->ivlen_max)
+            AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH,
+                          "%s takes a %zu-byte IV, not %zu bytes", c->name, m->ivlen_min, ivlen);
+        else
+            AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH,
+                          "%s takes a %zu..%zu-byte IV, not %zu bytes", c->name, m->ivlen_min,
+                          m->ivlen_max, ivlen);
+        return 0;
+    }
+    c->enc = enc;
+    if (key != NULL) {
+        c->kernel->set_key(&c->key, key, keylen);
+        c->key_set = 1;
+        aesfast_debug("%s: key setup on kernel %s", c->name, c->kernel->name);
+    }
+    m->init(c, key != NULL, iv, ivlen);
+    return aesfast_cipher_set_ctx_params(c, params);
+}
+
+int aesfast_cipher_einit(void *vctx, const unsigned char *key, size_t keylen,
+                         const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
+{
+    return cipher_init(vctx, key, keylen, iv, ivlen, params, 1);
+}
+
+int aesfast_cipher_dinit(void *vctx, const unsigned char *key, size_t keylen,
+                         const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
+{
+    return cipher_init(vctx, key, keylen, iv, ivlen, params, 0);
+}
+
+int aesfast_cipher_check_buffers(const aesfast_cipher_ctx *c, const uint8_t *out,
+                                 size_t outsize, const uint8_t *in, size_t inl)
+{
+    if (in == NULL && inl > 0) {
+        AESFAST_RAISE(c->prov, AESFAST_R_NULL_BUFFER,
+                      "%s: %zu bytes of input from a NULL buffer (the final is a separate call)",
+                      c->name, inl);
+        return 0;
+    }
+    if (outsize < inl || (out == NULL && inl > 0 && !c->mode->aead)) {
+        AESFAST_RAISE(c->prov, AESFAST_R_OUTPUT_BUFFER_TOO_SMALL,
+                      "%s: %zu bytes in, room for %zu out", c->name, inl,
+                      out == NULL ? 0 : outsize);
+        return 0;
+    }
+    /* In place is fine; any other overlap would read output already written. */
+    uintptr_t o = (uintptr_t)out, i = (uintptr_t)in;
+    if (out != NULL && o != i && o < i + inl && i < o + inl) {
+        AESFAST_RAISE(c->prov, AESFAST_R_PARTIALLY_OVERLAPPING,
+                      "%s: the output of %zu bytes starts %s the input", c->name, inl,
+                      o < i ? "before" : "inside");
+        return 0;
+    }
+    return 1;
+}
+
+int aesfast_cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                          const unsigned char *in, size_t inl)
+{
+    aesfast_cipher_ctx *c = vctx;
+
+    if (!aesfast_cipher_check_buffers(c, out, outsize, in, inl))
+        return 0;
+    return c->mode->update(c, out, outl, in, inl);
+}
+
+/* ---- context parameters ------------------------------------------------------------------- */
+
+aesfast_param aesfast_param_id(const char *key)
+{
+    static const struct {
+        const char *name;
+        aesfast_param id;
+    } names[] = {
+        {OSSL_CIPHER_PARAM_AEAD_TAG, AESFAST_P_TAG},
+        {OSSL_CIPHER_PARAM_IVLEN, AESFAST_P_IVLEN},
+        {OSSL_CIPHER_PARAM_IV, AESFAST_P_IV},
+        {OSSL_CIPHER_PARAM_AEAD_TAGLEN, AESFAST_P_TAGLEN},
+        {OSSL_CIPHER_PARAM_KEYLEN, AESFAST_P_KEYLEN},
+        {OSSL_CIPHER_PARAM_UPDATED_IV, AESFAST_P_UPDATED_IV},
+        {OSSL_CIPHER_PARAM_NUM, AESFAST_P_NUM},
+        {OSSL_CIPHER_PARAM_PADDING, AESFAST_P_PADDING},
+        {OSSL_CIPHER_PARAM_SPEED, AESFAST_P_SPEED},
+        {OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, AESFAST_P_TLS_AAD_PAD},
+        {OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN, AESFAST_P_TLS_IV_GEN},
+        {OSSL_CIPHER_PARAM_AEAD_IV_GENERATED, AESFAST_P_IV_GENERATED},
+        {OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, AESFAST_P_TLS_AAD},
+        {OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, AESFAST_P_TLS_IV_FIXED},
+        {OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, AESFAST_P_TLS_IV_INV},
+        {OSSL_CIPHER_PARAM_USE_BITS, AESFAST_P_USE_BITS},
+        {OSSL_CIPHER_PARAM_TLS_VERSION, AESFAST_P_TLS_VERSION},
+        {OSSL_CIPHER_PARAM_TLS_MAC_SIZE, AESFAST_P_TLS_MAC_SIZE},
+    };
+
+    /* The first letter before any strcmp: most names are told apart by it. */
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (key[0] == names[i].name[0] && strcmp(key, names[i].name) == 0)
+            return names[i].id;
+    return AESFAST_P_UNKNOWN;
+}
+
+int aesfast_cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
+{
+    aesfast_cipher_ctx *c = vctx;
+
+    for (OSSL_PARAM *p = params; p != NULL && p->key != NULL; p++) {
+        aesfast_param id = aesfast_param_id(p->key);
+        aesfast_param_result r;
+
+        if (id == AESFAST_P_KEYLEN)
+            r = OSSL_PARAM_set_size_t(p, c->keylen) ? AESFAST_PARAM_OK : AESFAST_PARAM_WRONG_TYPE;
+        else if (id == AESFAST_P_IVLEN)
+            r = OSSL_PARAM_set_size_t(p, c->ivlen) ? AESFAST_PARAM_OK : AESFAST_PARAM_WRONG_TYPE;
+        else
+            r = c->mode->get(c, p, id); /* not ours to answer: NOT_MINE (OSSL_PARAM(3)) */
+        if (r == AESFAST_PARAM_FAILED)
+            return 0;
+        if (r == AESFAST_PARAM_WRONG_TYPE) {
+            AESFAST_RAISE(c->prov, AESFAST_R_BAD_PARAMETER_VALUE,
+                          "%s: cannot return parameter \"%s\" in the type or size given",
+                          c->name, p->key);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* A known key with a wrong type or value is an error; any other key is ignored, as OSSL_PARAM(3)
+ * asks of a setter (EVP and applications send "padding", "keylen" and more to every cipher),
+ * and logged under AESFAST_DEBUG, so that a misspelt parameter can still be found. */
+int aesfast_cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+{
+    aesfast_cipher_ctx *c = vctx;
+
+    for (const OSSL_PARAM *p = params; p != NULL && p->key != NULL; p++) {
+        switch (c->mode->set(c, p, aesfast_param_id(p->key))) {
+        case AESFAST_PARAM_FAILED:
+            return 0;
+        case AESFAST_PARAM_WRONG_TYPE:
+            AESFAST_RAISE(c->prov, AESFAST_R_BAD_PARAMETER_VALUE,
+                          "%s: cannot read parameter \"%s\" in the type given", c->name, p->key);
+            return 0;
+        case AESFAST_PARAM_NOT_MINE:
+            aesfast_debug("%s: ignoring parameter \"%s\"", c->name, p->key);
+            break;
+        case AESFAST_PARAM_OK:
+            break;
+        }
+    }
+    return 1;
+}
+
+aesfast_param_result aesfast_param_fixed_size(const aesfast_cipher_ctx *c, const OSSL_PARAM *p,
+                                              aesfast_param id, size_t want)
+{
+    size_t sz;
+
+    if (!OSSL_PARAM_get_size_t(p, &sz))
+        return AESFAST_PARAM_WRONG_TYPE;
+    if (sz == want)
+        return AESFAST_PARAM_OK;
+    AESFAST_RAISE(c->prov, id == AESFAST_P_KEYLEN ? AESFAST_R_INVALID_KEY_LENGTH
+                                                  : AESFAST_R_INVALID_IV_LENGTH,
+                  "%s has a fixed %zu-byte %s, not %zu", c->name, want,
+                  id == AESFAST_P_KEYLEN ? "key" : "IV", sz);
+    return AESFAST_PARAM_FAILED;
+}
+
+aesfast_param_result aesfast_param_set_iv(OSSL_PARAM *p, const uint8_t *iv, size_t len)
+{
+    return OSSL_PARAM_set_octet_string(p, iv, len) || OSSL_PARAM_set_octet_ptr(p, iv, len)
+               ? AESFAST_PARAM_OK
+               : AESFAST_PARAM_WRONG_TYPE;
+}
+
+/* ---- algorithm parameters ----------------------------------------------------------------- */
+
+int aesfast_cipher_get_params(OSSL_PARAM params[], const aesfast_mode *mode, size_t keylen)
 {
     const struct {
         const char *key;
         int value;
     } flags[] = {
-        {OSSL_CIPHER_PARAM_AEAD, aead},
-        {OSSL_CIPHER_PARAM_CUSTOM_IV, aead},
+        {OSSL_CIPHER_PARAM_AEAD, mode->aead},
+        {OSSL_CIPHER_PARAM_CUSTOM_IV, mode->aead},
         {OSSL_CIPHER_PARAM_CTS, 0},
         {OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0},
         {OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0},
@@ -37,13 +281,13 @@ int aesfast_cipher_get_params(OSSL_PARAM params[], unsigned int mode, size_t key
     OSSL_PARAM *p;
 
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL
-        && !OSSL_PARAM_set_uint(p, mode))
+        && !OSSL_PARAM_set_uint(p, mode->evp_mode))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL
         && !OSSL_PARAM_set_size_t(p, keylen))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL
-        && !OSSL_PARAM_set_size_t(p, ivlen))
+        && !OSSL_PARAM_set_size_t(p, mode->ivlen))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL
         && !OSSL_PARAM_set_size_t(p, 1))
@@ -75,22 +319,3 @@ const OSSL_PARAM *aesfast_cipher_gettable_params(void *provctx)
     return params;
 }
 
-void *aesfast_ctx_new(const aesfast_prov *prov, size_t size, const char *name)
-{
-    void *c = OPENSSL_zalloc(size);
-
-    if (c == NULL)
-        AESFAST_RAISE(prov, AESFAST_R_OUT_OF_MEMORY, "%s context of %zu bytes", name, size);
-    return c;
-}
-
-void *aesfast_ctx_dup(const aesfast_prov *prov, const void *ctx, size_t size, const char *name)
-{
-    void *dup = OPENSSL_malloc(size);
-
-    if (dup == NULL)
-        AESFAST_RAISE(prov, AESFAST_R_OUT_OF_MEMORY, "%s context of %zu bytes", name, size);
-    else
-        memcpy(dup, ctx, size);
-    return dup;
-}

@@ -1,59 +1,164 @@
 /*
- * What every aesfast cipher shares with the others: its algorithm parameters, as the default
- * provider's generic cipher layer reports them, and the shape of its dispatch table.
+ * The cipher layer every aesfast mode is built on: one context base, one descriptor per mode,
+ * and one implementation of what the modes share (context life cycle, the checks of init and
+ * update, parameter matching, the algorithm parameters and the dispatch tables). A mode file
+ * (ctr.c, gcm.c, gcmsiv.c) holds only its mode's logic, behind the hooks of its descriptor.
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  */
 #ifndef AESFAST_CIPHER_H
 #define AESFAST_CIPHER_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
 
 #include "aesfast.h"
 
+/* Every context parameter any mode knows, by name (aesfast_param_id). */
+typedef enum {
+    AESFAST_P_UNKNOWN,
+    AESFAST_P_TAG,
+    AESFAST_P_IVLEN,
+    AESFAST_P_IV,
+    AESFAST_P_TAGLEN,
+    AESFAST_P_KEYLEN,
+    AESFAST_P_UPDATED_IV,
+    AESFAST_P_NUM,
+    AESFAST_P_PADDING,
+    AESFAST_P_SPEED,
+    AESFAST_P_TLS_AAD_PAD,
+    AESFAST_P_TLS_IV_GEN,
+    AESFAST_P_IV_GENERATED,
+    AESFAST_P_TLS_AAD,
+    AESFAST_P_TLS_IV_FIXED,
+    AESFAST_P_TLS_IV_INV,
+    AESFAST_P_USE_BITS,
+    AESFAST_P_TLS_VERSION,
+    AESFAST_P_TLS_MAC_SIZE,
+} aesfast_param;
+
+/* The id of a parameter name: the per-message path reads "tag" and "ivlen" on every message,
+ * so those are matched first. */
+aesfast_param aesfast_param_id(const char *key);
+
+/* What a mode's parameter hook did with one parameter. */
+typedef enum {
+    AESFAST_PARAM_FAILED = 0, /* refused, with its error raised */
+    AESFAST_PARAM_OK = 1,
+    AESFAST_PARAM_WRONG_TYPE, /* the type or size given does not fit: the caller raises it */
+    AESFAST_PARAM_NOT_MINE,   /* not this mode's: ignored (OSSL_PARAM(3)) */
+} aesfast_param_result;
+
+typedef struct aesfast_cipher_ctx aesfast_cipher_ctx;
+
+/* A mode: its names and IV rules, and the hooks the common functions call. */
+typedef struct aesfast_mode {
+    const char *names[3];          /* by key size: AES-128-..., AES-192-..., AES-256-... */
+    size_t ctx_size;               /* the mode's context, which begins with aesfast_cipher_ctx */
+    unsigned int evp_mode;         /* EVP_CIPH_*_MODE */
+    int aead;                      /* 1: an update with out == NULL is AAD */
+    size_t ivlen;                  /* the IV length a new context has */
+    size_t ivlen_min, ivlen_max;   /* the IV lengths init takes */
+    /* The mode's part of init, after the checks (nothing can fail any more), the new direction
+     * and, if new_key, the key schedule. */
+    void (*init)(aesfast_cipher_ctx *c, int new_key, const uint8_t *iv, size_t ivlen);
+    /* update and EVP_Cipher data, after aesfast_cipher_check_buffers. */
+    int (*update)(aesfast_cipher_ctx *c, uint8_t *out, size_t *outl, const uint8_t *in,
+                  size_t inl);
+    /* One context parameter; keylen and ivlen reads are answered before get is called. */
+    aesfast_param_result (*get)(aesfast_cipher_ctx *c, OSSL_PARAM *p, aesfast_param id);
+    aesfast_param_result (*set)(aesfast_cipher_ctx *c, const OSSL_PARAM *p, aesfast_param id);
+    const OSSL_PARAM *gettable, *settable;
+} aesfast_mode;
+
+/* The start of every mode's context. */
+struct aesfast_cipher_ctx {
+    aesfast_key key;               /* first: OPENSSL_zalloc's 16-byte alignment is the kernels' */
+    const aesfast_prov *prov;
+    const aesfast_kernel *kernel;  /* the provider instance's tier */
+    const aesfast_mode *mode;
+    const char *name;              /* "AES-128-GCM" ..., for messages */
+    size_t keylen;
+    size_t ivlen;                  /* the "ivlen" parameter */
+    int enc;                       /* the direction of the last init */
+    int key_set;
+};
+
+/* The dispatch functions every mode shares. */
+void *aesfast_cipher_newctx(void *provctx, const aesfast_mode *mode, size_t keylen);
+void aesfast_cipher_freectx(void *vctx);
+void *aesfast_cipher_dupctx(void *vctx);
+int aesfast_cipher_einit(void *vctx, const unsigned char *key, size_t keylen,
+                         const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[]);
+int aesfast_cipher_dinit(void *vctx, const unsigned char *key, size_t keylen,
+                         const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[]);
+int aesfast_cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                          const unsigned char *in, size_t inl);
+int aesfast_cipher_get_ctx_params(void *vctx, OSSL_PARAM params[]);
+int aesfast_cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
 /* The algorithm parameters ("mode", "keylen", "ivlen", "blocksize" 1, "aead" and "custom-iv" 1
  * for an AEAD mode and 0 otherwise, "cts", "tls-multi", "has-randkey" 0). */
-int aesfast_cipher_get_params(OSSL_PARAM params[], unsigned int mode, size_t keylen,
-                              size_t ivlen, int aead);
+int aesfast_cipher_get_params(OSSL_PARAM params[], const aesfast_mode *mode, size_t keylen);
 const OSSL_PARAM *aesfast_cipher_gettable_params(void *provctx);
 
-/* A new zeroed cipher context of size bytes, or NULL with an error raised (name is for it). */
-void *aesfast_ctx_new(const aesfast_prov *prov, size_t size, const char *name);
-/* A copy of a context (aesfast contexts hold no pointers into themselves), or NULL with an error. */
-void *aesfast_ctx_dup(const aesfast_prov *prov, const void *ctx, size_t size, const char *name);
+/* The buffers of an update or EVP_Cipher call: no input from a NULL buffer, room for the
+ * output, an output buffer unless it is AAD, and no partial overlap (in place is fine). 1, or 0
+ * with the error raised. */
+int aesfast_cipher_check_buffers(const aesfast_cipher_ctx *c, const uint8_t *out,
+                                 size_t outsize, const uint8_t *in, size_t inl);
+
+/* For the hooks: a "keylen" or "ivlen" set that takes only the value it has (want). */
+aesfast_param_result aesfast_param_fixed_size(const aesfast_cipher_ctx *c, const OSSL_PARAM *p,
+                                              aesfast_param id, size_t want);
+/* An IV returned as an octet string, or as an octet pointer into the context. */
+aesfast_param_result aesfast_param_set_iv(OSSL_PARAM *p, const uint8_t *iv, size_t len);
 
 /*
- * The dispatch table aesfast_aes<bits><mode>_functions of a mode whose functions are named
- * <mode>_newctx(provctx, keylen), <mode>_freectx, _dupctx, _einit, _dinit, _update, _final,
- * _cipher, <mode>_get_params(params, keylen), _get_ctx_params, _gettable_ctx_params,
- * _set_ctx_params and _settable_ctx_params.
+ * The dispatch tables aesfast_aes{128,192,256}<mode>_functions of a mode whose descriptor is
+ * <mode>_mode and whose final and EVP_Cipher functions are <mode>_final and <mode>_cipher.
  */
-#define AESFAST_CIPHER_TABLE(mode, bits)                                                       \
+#define AESFAST_CIPHER_TABLE_(mode, bits)                                                      \
     static void *mode##bits##_newctx(void *provctx)                                            \
     {                                                                                          \
-        return mode##_newctx(provctx, (bits) / 8);                                             \
+        return aesfast_cipher_newctx(provctx, &mode##_mode, (bits) / 8);                       \
     }                                                                                          \
     static int mode##bits##_get_params(OSSL_PARAM params[])                                    \
     {                                                                                          \
-        return mode##_get_params(params, (bits) / 8);                                          \
+        return aesfast_cipher_get_params(params, &mode##_mode, (bits) / 8);                    \
     }                                                                                          \
     const OSSL_DISPATCH aesfast_aes##bits##mode##_functions[] = {                              \
         {OSSL_FUNC_CIPHER_NEWCTX, (void (*)(void))mode##bits##_newctx},                        \
-        {OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))mode##_freectx},                            \
-        {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))mode##_dupctx},                              \
-        {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))mode##_einit},                         \
-        {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))mode##_dinit},                         \
-        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))mode##_update},                              \
+        {OSSL_FUNC_CIPHER_FREECTX, (void (*)(void))aesfast_cipher_freectx},                    \
+        {OSSL_FUNC_CIPHER_DUPCTX, (void (*)(void))aesfast_cipher_dupctx},                      \
+        {OSSL_FUNC_CIPHER_ENCRYPT_INIT, (void (*)(void))aesfast_cipher_einit},                 \
+        {OSSL_FUNC_CIPHER_DECRYPT_INIT, (void (*)(void))aesfast_cipher_dinit},                 \
+        {OSSL_FUNC_CIPHER_UPDATE, (void (*)(void))aesfast_cipher_update},                      \
         {OSSL_FUNC_CIPHER_FINAL, (void (*)(void))mode##_final},                                \
         {OSSL_FUNC_CIPHER_CIPHER, (void (*)(void))mode##_cipher},                              \
         {OSSL_FUNC_CIPHER_GET_PARAMS, (void (*)(void))mode##bits##_get_params},                \
         {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, (void (*)(void))aesfast_cipher_gettable_params},    \
-        {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))mode##_get_ctx_params},              \
+        {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, (void (*)(void))aesfast_cipher_get_ctx_params},      \
         {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, (void (*)(void))mode##_gettable_ctx_params},    \
-        {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))mode##_set_ctx_params},              \
+        {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, (void (*)(void))aesfast_cipher_set_ctx_params},      \
         {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))mode##_settable_ctx_params},    \
         OSSL_DISPATCH_END,                                                                     \
     }
+#define AESFAST_CIPHER_TABLES(mode)                                                            \
+    static const OSSL_PARAM *mode##_gettable_ctx_params(void *cctx, void *provctx)             \
+    {                                                                                          \
+        (void)cctx, (void)provctx;                                                             \
+        return mode##_mode.gettable;                                                           \
+    }                                                                                          \
+    static const OSSL_PARAM *mode##_settable_ctx_params(void *cctx, void *provctx)             \
+    {                                                                                          \
+        (void)cctx, (void)provctx;                                                             \
+        return mode##_mode.settable;                                                           \
+    }                                                                                          \
+    AESFAST_CIPHER_TABLE_(mode, 128);                                                          \
+    AESFAST_CIPHER_TABLE_(mode, 192);                                                          \
+    AESFAST_CIPHER_TABLE_(mode, 256)
 
 #endif /* AESFAST_CIPHER_H */
