@@ -144,6 +144,15 @@ int aesfast_cipher_check_buffers(const aesfast_cipher_ctx *c, const uint8_t *out
     return 1;
 }
 
+int aesfast_cipher_need_tag(const aesfast_cipher_ctx *c, int have, const char *what_when)
+{
+    if (!c->enc && !have) {
+        AESFAST_RAISE(c->prov, AESFAST_R_TAG_NOT_SET, "%s: set the %s", c->name, what_when);
+        return 0;
+    }
+    return 1;
+}
+
 int aesfast_cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
                           const unsigned char *in, size_t inl)
 {
@@ -198,9 +207,9 @@ int aesfast_cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
         aesfast_param_result r;
 
         if (id == AESFAST_P_KEYLEN)
-            r = OSSL_PARAM_set_size_t(p, c->keylen) ? AESFAST_PARAM_OK : AESFAST_PARAM_WRONG_TYPE;
+            r = aesfast_param_done(OSSL_PARAM_set_size_t(p, c->keylen));
         else if (id == AESFAST_P_IVLEN)
-            r = OSSL_PARAM_set_size_t(p, c->ivlen) ? AESFAST_PARAM_OK : AESFAST_PARAM_WRONG_TYPE;
+            r = aesfast_param_done(OSSL_PARAM_set_size_t(p, c->ivlen));
         else
             r = c->mode->get(c, p, id); /* not ours to answer: NOT_MINE (OSSL_PARAM(3)) */
         if (r == AESFAST_PARAM_FAILED)
@@ -258,9 +267,8 @@ aesfast_param_result aesfast_param_fixed_size(const aesfast_cipher_ctx *c, const
 
 aesfast_param_result aesfast_param_set_iv(OSSL_PARAM *p, const uint8_t *iv, size_t len)
 {
-    return OSSL_PARAM_set_octet_string(p, iv, len) || OSSL_PARAM_set_octet_ptr(p, iv, len)
-               ? AESFAST_PARAM_OK
-               : AESFAST_PARAM_WRONG_TYPE;
+    return aesfast_param_done(OSSL_PARAM_set_octet_string(p, iv, len)
+                              || OSSL_PARAM_set_octet_ptr(p, iv, len));
 }
 
 /* ---- algorithm parameters ----------------------------------------------------------------- */

@@ -87,6 +87,18 @@ struct aesfast_cipher_ctx {
     int key_set;
 };
 
+/* The first entries of every mode's gettable list: the parameters aesfast_cipher_get_ctx_params
+ * answers itself. */
+#define AESFAST_GETTABLE_LENGTHS                                                               \
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),                                         \
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL)
+
+/* The settable "keylen" and "ivlen" of a mode whose key and IV lengths are fixed: accepted at
+ * their one value (aesfast_param_fixed_size). */
+#define AESFAST_SETTABLE_FIXED_LENGTHS                                                         \
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),                                         \
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL)
+
 /* The dispatch functions every mode shares. */
 void *aesfast_cipher_newctx(void *provctx, const aesfast_mode *mode, size_t keylen);
 void aesfast_cipher_freectx(void *vctx);
@@ -110,6 +122,16 @@ const OSSL_PARAM *aesfast_cipher_gettable_params(void *provctx);
 int aesfast_cipher_check_buffers(const aesfast_cipher_ctx *c, const uint8_t *out,
                                  size_t outsize, const uint8_t *in, size_t inl);
 
+/* Opening (an AEAD mode decrypting) needs the tag set for it: 1 if there is one (have), else
+ * 0 with TAG_NOT_SET raised, saying what to set when. */
+int aesfast_cipher_need_tag(const aesfast_cipher_ctx *c, int have, const char *what_when);
+
+/* The result of a parameter hook that set or read a value: OSSL_PARAM_set_* or _get_* said ok. */
+static inline aesfast_param_result aesfast_param_done(int ok)
+{
+    return ok ? AESFAST_PARAM_OK : AESFAST_PARAM_WRONG_TYPE;
+}
+
 /* For the hooks: a "keylen" or "ivlen" set that takes only the value it has (want). */
 aesfast_param_result aesfast_param_fixed_size(const aesfast_cipher_ctx *c, const OSSL_PARAM *p,
                                               aesfast_param id, size_t want);
@@ -117,9 +139,43 @@ aesfast_param_result aesfast_param_fixed_size(const aesfast_cipher_ctx *c, const
 aesfast_param_result aesfast_param_set_iv(OSSL_PARAM *p, const uint8_t *iv, size_t len);
 
 /*
- * The dispatch tables aesfast_aes{128,192,256}<mode>_functions of a mode whose descriptor is
- * <mode>_mode and whose final and EVP_Cipher functions are <mode>_final and <mode>_cipher.
+ * A mode: its descriptor <mode>_mode and the dispatch tables aesfast_aes{128,192,256}<mode>_functions.
+ * The mode's file defines its context type ctx_type, the hooks <mode>_init, _update, _get and
+ * _set, the parameter lists <mode>_gettable and <mode>_settable, and the final and EVP_Cipher
+ * functions <mode>_final and <mode>_cipher. suffix names it ("GCM": "AES-128-GCM" ...); evp_mode
+ * is EVP_CIPH_*_MODE; ivlen the IV length of a new context, init taking ivmin..ivmax bytes.
  */
+#define AESFAST_CIPHER(mode, ctx_type, suffix, evp_mode_, aead_, ivlen_, ivmin, ivmax)         \
+    static const aesfast_mode mode##_mode = {                                                  \
+        .names = {"AES-128-" suffix, "AES-192-" suffix, "AES-256-" suffix},                   \
+        .ctx_size = sizeof(ctx_type),                                                          \
+        .evp_mode = (evp_mode_),                                                               \
+        .aead = (aead_),                                                                       \
+        .ivlen = (ivlen_),                                                                     \
+        .ivlen_min = (ivmin),                                                                  \
+        .ivlen_max = (ivmax),                                                                  \
+        .init = mode##_init,                                                                   \
+        .update = mode##_update,                                                               \
+        .get = mode##_get,                                                                     \
+        .set = mode##_set,                                                                     \
+        .gettable = mode##_gettable,                                                           \
+        .settable = mode##_settable,                                                           \
+    };                                                                                         \
+    static const OSSL_PARAM *mode##_gettable_ctx_params(void *cctx, void *provctx)             \
+    {                                                                                          \
+        (void)cctx, (void)provctx;                                                             \
+        return mode##_gettable;                                                                \
+    }                                                                                          \
+    static const OSSL_PARAM *mode##_settable_ctx_params(void *cctx, void *provctx)             \
+    {                                                                                          \
+        (void)cctx, (void)provctx;                                                             \
+        return mode##_settable;                                                                \
+    }                                                                                          \
+    AESFAST_CIPHER_TABLE_(mode, 128);                                                          \
+    AESFAST_CIPHER_TABLE_(mode, 192);                                                          \
+    AESFAST_CIPHER_TABLE_(mode, 256)
+
+/* One key size's table (AESFAST_CIPHER). */
 #define AESFAST_CIPHER_TABLE_(mode, bits)                                                      \
     static void *mode##bits##_newctx(void *provctx)                                            \
     {                                                                                          \
@@ -146,19 +202,5 @@ aesfast_param_result aesfast_param_set_iv(OSSL_PARAM *p, const uint8_t *iv, size
         {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, (void (*)(void))mode##_settable_ctx_params},    \
         OSSL_DISPATCH_END,                                                                     \
     }
-#define AESFAST_CIPHER_TABLES(mode)                                                            \
-    static const OSSL_PARAM *mode##_gettable_ctx_params(void *cctx, void *provctx)             \
-    {                                                                                          \
-        (void)cctx, (void)provctx;                                                             \
-        return mode##_mode.gettable;                                                           \
-    }                                                                                          \
-    static const OSSL_PARAM *mode##_settable_ctx_params(void *cctx, void *provctx)             \
-    {                                                                                          \
-        (void)cctx, (void)provctx;                                                             \
-        return mode##_mode.settable;                                                           \
-    }                                                                                          \
-    AESFAST_CIPHER_TABLE_(mode, 128);                                                          \
-    AESFAST_CIPHER_TABLE_(mode, 192);                                                          \
-    AESFAST_CIPHER_TABLE_(mode, 256)
 
 #endif /* AESFAST_CIPHER_H */

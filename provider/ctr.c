@@ -154,15 +154,12 @@ static int ctr_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsi
 static aesfast_param_result ctr_get(aesfast_cipher_ctx *b, OSSL_PARAM *p, aesfast_param id)
 {
     ctr_ctx *c = (ctr_ctx *)b;
-    int ok;
 
     switch (id) {
     case AESFAST_P_PADDING:
-        ok = OSSL_PARAM_set_uint(p, !c->no_padding);
-        break;
+        return aesfast_param_done(OSSL_PARAM_set_uint(p, !c->no_padding));
     case AESFAST_P_NUM:
-        ok = OSSL_PARAM_set_uint(p, c->ks.num);
-        break;
+        return aesfast_param_done(OSSL_PARAM_set_uint(p, c->ks.num));
     case AESFAST_P_IV:
         return aesfast_param_set_iv(p, c->iv, AESFAST_BLOCK);
     case AESFAST_P_UPDATED_IV:
@@ -170,7 +167,6 @@ static aesfast_param_result ctr_get(aesfast_cipher_ctx *b, OSSL_PARAM *p, aesfas
     default:
         return AESFAST_PARAM_NOT_MINE;
     }
-    return ok ? AESFAST_PARAM_OK : AESFAST_PARAM_WRONG_TYPE;
 }
 
 /*
@@ -207,17 +203,16 @@ static aesfast_param_result ctr_set(aesfast_cipher_ctx *b, const OSSL_PARAM *p, 
         return AESFAST_PARAM_OK;
     case AESFAST_P_USE_BITS:
     case AESFAST_P_TLS_VERSION:
-        return OSSL_PARAM_get_uint(p, &u) ? AESFAST_PARAM_OK : AESFAST_PARAM_WRONG_TYPE;
+        return aesfast_param_done(OSSL_PARAM_get_uint(p, &u));
     case AESFAST_P_TLS_MAC_SIZE:
-        return OSSL_PARAM_get_size_t(p, &sz) ? AESFAST_PARAM_OK : AESFAST_PARAM_WRONG_TYPE;
+        return aesfast_param_done(OSSL_PARAM_get_size_t(p, &sz));
     default:
         return AESFAST_PARAM_NOT_MINE;
     }
 }
 
 static const OSSL_PARAM ctr_gettable[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    AESFAST_GETTABLE_LENGTHS,
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
@@ -226,9 +221,8 @@ static const OSSL_PARAM ctr_gettable[] = {
 };
 
 static const OSSL_PARAM ctr_settable[] = {
+    AESFAST_SETTABLE_FIXED_LENGTHS,
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, NULL),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_USE_BITS, NULL),
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, NULL),
@@ -236,20 +230,4 @@ static const OSSL_PARAM ctr_settable[] = {
     OSSL_PARAM_END,
 };
 
-static const aesfast_mode ctr_mode = {
-    .names = {"AES-128-CTR", "AES-192-CTR", "AES-256-CTR"},
-    .ctx_size = sizeof(ctr_ctx),
-    .evp_mode = EVP_CIPH_CTR_MODE,
-    .aead = 0,
-    .ivlen = AESFAST_BLOCK,
-    .ivlen_min = AESFAST_BLOCK,
-    .ivlen_max = AESFAST_BLOCK,
-    .init = ctr_init,
-    .update = ctr_update,
-    .get = ctr_get,
-    .set = ctr_set,
-    .gettable = ctr_gettable,
-    .settable = ctr_settable,
-};
-
-AESFAST_CIPHER_TABLES(ctr);
+AESFAST_CIPHER(ctr, ctr_ctx, "CTR", EVP_CIPH_CTR_MODE, 0, AESFAST_BLOCK, AESFAST_BLOCK, AESFAST_BLOCK);

@@ -257,11 +257,9 @@ static int gcm_do_final(gcm_ctx *c)
 
     if (!gcm_ready(c))
         return 0;
-    if (!c->base.enc && c->tag_state != TAG_EXPECTED) {
-        AESFAST_RAISE(c->base.prov, AESFAST_R_TAG_NOT_SET, "%s: set the expected tag before the "
-                      "final decrypt call", c->base.name);
+    if (!aesfast_cipher_need_tag(&c->base, c->tag_state == TAG_EXPECTED,
+                                 "expected tag before the final decrypt call"))
         return 0;
-    }
     gcm_tag(c, tag);
     if (c->base.enc) {
         memcpy(c->tag, tag, GCM_TAG_MAX);
@@ -643,8 +641,7 @@ static aesfast_param_result gcm_set(aesfast_cipher_ctx *b, const OSSL_PARAM *p, 
 }
 
 static const OSSL_PARAM gcm_gettable[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    AESFAST_GETTABLE_LENGTHS,
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
@@ -664,20 +661,4 @@ static const OSSL_PARAM gcm_settable[] = {
     OSSL_PARAM_END,
 };
 
-static const aesfast_mode gcm_mode = {
-    .names = {"AES-128-GCM", "AES-192-GCM", "AES-256-GCM"},
-    .ctx_size = sizeof(gcm_ctx),
-    .evp_mode = EVP_CIPH_GCM_MODE,
-    .aead = 1,
-    .ivlen = GCM_IV_DEFAULT,
-    .ivlen_min = 1,
-    .ivlen_max = GCM_IV_MAX,
-    .init = gcm_init,
-    .update = gcm_update,
-    .get = gcm_get,
-    .set = gcm_set,
-    .gettable = gcm_gettable,
-    .settable = gcm_settable,
-};
-
-AESFAST_CIPHER_TABLES(gcm);
+AESFAST_CIPHER(gcm, gcm_ctx, "GCM", EVP_CIPH_GCM_MODE, 1, GCM_IV_DEFAULT, 1, GCM_IV_MAX);

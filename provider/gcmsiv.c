@@ -259,11 +259,9 @@ static int siv_data(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
                       "%s: more than 2^36 bytes of data", c->base.name);
         return 0;
     }
-    if (!c->base.enc && c->tag_state != TAG_EXPECTED) {
-        AESFAST_RAISE(c->base.prov, AESFAST_R_TAG_NOT_SET, "%s: set the tag before the data: it "
-                      "is the initial counter", c->base.name);
+    if (!aesfast_cipher_need_tag(&c->base, c->tag_state == TAG_EXPECTED,
+                                 "tag before the data: it is the initial counter"))
         return 0;
-    }
     siv_powers(c, len);
     if (!c->base.enc)
         return siv_open(c, out, in, len);
@@ -357,25 +355,18 @@ static int gcmsiv_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 static aesfast_param_result gcmsiv_get(aesfast_cipher_ctx *b, OSSL_PARAM *p, aesfast_param id)
 {
     siv_ctx *c = (siv_ctx *)b;
-    int ok;
 
-    switch (id) {
-    case AESFAST_P_TAG:
-        if (c->tag_state != TAG_MADE || p->data_size != SIV_TAG) {
-            AESFAST_RAISE(b->prov, AESFAST_R_INVALID_TAG,
-                          "%s: the 16-byte tag (asked %zu) is read after sealing", b->name,
-                          p->data_size);
-            return AESFAST_PARAM_FAILED;
-        }
-        ok = OSSL_PARAM_set_octet_string(p, c->tag, SIV_TAG);
-        break;
-    case AESFAST_P_TAGLEN:
-        ok = OSSL_PARAM_set_size_t(p, SIV_TAG);
-        break;
-    default:
+    if (id == AESFAST_P_TAGLEN)
+        return aesfast_param_done(OSSL_PARAM_set_size_t(p, SIV_TAG));
+    if (id != AESFAST_P_TAG)
         return AESFAST_PARAM_NOT_MINE;
+    if (c->tag_state != TAG_MADE || p->data_size != SIV_TAG) {
+        AESFAST_RAISE(b->prov, AESFAST_R_INVALID_TAG,
+                      "%s: the 16-byte tag (asked %zu) is read after sealing", b->name,
+                      p->data_size);
+        return AESFAST_PARAM_FAILED;
     }
-    return ok ? AESFAST_PARAM_OK : AESFAST_PARAM_WRONG_TYPE;
+    return aesfast_param_done(OSSL_PARAM_set_octet_string(p, c->tag, SIV_TAG));
 }
 
 /* Settable as in the default provider: "tag" (16 bytes; kept only for opening), "speed", and
@@ -418,35 +409,17 @@ static aesfast_param_result gcmsiv_set(aesfast_cipher_ctx *b, const OSSL_PARAM *
 }
 
 static const OSSL_PARAM gcmsiv_gettable[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+    AESFAST_GETTABLE_LENGTHS,
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
     OSSL_PARAM_END,
 };
 
 static const OSSL_PARAM gcmsiv_settable[] = {
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
+    AESFAST_SETTABLE_FIXED_LENGTHS,
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_SPEED, NULL),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
     OSSL_PARAM_END,
 };
 
-static const aesfast_mode gcmsiv_mode = {
-    .names = {"AES-128-GCM-SIV", "AES-192-GCM-SIV", "AES-256-GCM-SIV"},
-    .ctx_size = sizeof(siv_ctx),
-    .evp_mode = EVP_CIPH_GCM_SIV_MODE,
-    .aead = 1,
-    .ivlen = SIV_NONCE,
-    .ivlen_min = SIV_NONCE,
-    .ivlen_max = SIV_NONCE,
-    .init = gcmsiv_init,
-    .update = gcmsiv_update,
-    .get = gcmsiv_get,
-    .set = gcmsiv_set,
-    .gettable = gcmsiv_gettable,
-    .settable = gcmsiv_settable,
-};
-
-AESFAST_CIPHER_TABLES(gcmsiv);
+AESFAST_CIPHER(gcmsiv, siv_ctx, "GCM-SIV", EVP_CIPH_GCM_SIV_MODE, 1, SIV_NONCE, SIV_NONCE, SIV_NONCE);
