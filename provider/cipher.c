@@ -15,17 +15,10 @@
 /*
  * OpenSSL 3.6's libcrypto asks every cipher for this flag when it is fetched
  * (EVP_CIPH_FLAG_ENC_THEN_MAC), and its default provider lists and answers it: 0 for these modes.
- * Older headers lack the name; an older libcrypto never asks. OpenSSL 3.0's headers lack the
- * other two as well.
+ * Older headers lack the name; an older libcrypto never asks.
  */
 #ifndef OSSL_CIPHER_PARAM_ENCRYPT_THEN_MAC
 #define OSSL_CIPHER_PARAM_ENCRYPT_THEN_MAC "encrypt-then-mac"
-#endif
-#ifndef OSSL_CIPHER_PARAM_AEAD_IV_GENERATED
-#define OSSL_CIPHER_PARAM_AEAD_IV_GENERATED "iv-generated"
-#endif
-#ifndef OSSL_CIPHER_PARAM_SPEED
-#define OSSL_CIPHER_PARAM_SPEED "speed"
 #endif
 
 /* ---- the context -------------------------------------------------------------------------- */
@@ -72,182 +65,79 @@ void *aesfast_cipher_dupctx(void *vctx)
     return dup;
 }
 
-/* ---- init and update ---------------------------------------------------------------------- */
+/* ---- the error paths of init, update and parameters -------------------------------------- */
 
-static int cipher_init(aesfast_cipher_ctx *c, const unsigned char *key, size_t keylen,
-                       const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[], int enc)
+int aesfast_cipher_refuse_lengths(const aesfast_cipher_ctx *c, const aesfast_mode *m,
+                                  const unsigned char *key, size_t keylen,
+                                  const unsigned char *iv, size_t ivlen)
 {
-    const aesfast_mode *m = c->mode;
-
-    /* Everything is checked before anything changes: a refused init leaves the context as it
-     * was. */
-    if (key != NULL && keylen != c->keylen) {
+    if (key != NULL && keylen != c->keylen)
         AESFAST_RAISE(c->prov, AESFAST_R_INVALID_KEY_LENGTH, "%s takes a %zu-byte key, not %zu",
                       c->name, c->keylen, keylen);
-        return 0;
-    }
-    if (iv != NULL && (ivlen < m->ivlen_min || ivlen > m->ivlen_max)) {
-        if (m->ivlen_min == m->ivlen_max)
-            AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH,
-                          "%s takes a %zu-byte IV, not %zu bytes", c->name, m->ivlen_min, ivlen);
-        else
-            AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH,
-                          "%s takes a %zu..%zu-byte IV, not %zu bytes", c->name, m->ivlen_min,
-                          m->ivlen_max, ivlen);
-        return 0;
-    }
-    c->enc = enc;
-    if (key != NULL) {
-        c->kernel->set_key(&c->key, key, keylen);
-        c->key_set = 1;
-        aesfast_debug("%s: key setup on kernel %s", c->name, c->kernel->name);
-    }
-    m->init(c, key != NULL, iv, ivlen);
-    return aesfast_cipher_set_ctx_params(c, params);
+    else if (m->ivlen_min == m->ivlen_max)
+        AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH,
+                      "%s takes a %zu-byte IV, not %zu bytes", c->name, m->ivlen_min, ivlen);
+    else
+        AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH,
+                      "%s takes a %zu..%zu-byte IV, not %zu bytes", c->name, m->ivlen_min,
+                      m->ivlen_max, ivlen);
+    (void)iv;
+    return 0;
 }
 
-int aesfast_cipher_einit(void *vctx, const unsigned char *key, size_t keylen,
-                         const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
+void aesfast_cipher_set_key(aesfast_cipher_ctx *c, const unsigned char *key)
 {
-    return cipher_init(vctx, key, keylen, iv, ivlen, params, 1);
+    c->kernel->set_key(&c->key, key, c->keylen);
+    c->key_set = 1;
+    aesfast_debug("%s: key setup on kernel %s", c->name, c->kernel->name);
 }
 
-int aesfast_cipher_dinit(void *vctx, const unsigned char *key, size_t keylen,
-                         const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
+int aesfast_cipher_refuse_buffers(const aesfast_cipher_ctx *c, const uint8_t *out,
+                                  size_t outsize, const uint8_t *in, size_t inl)
 {
-    return cipher_init(vctx, key, keylen, iv, ivlen, params, 0);
-}
-
-int aesfast_cipher_check_buffers(const aesfast_cipher_ctx *c, const uint8_t *out,
-                                 size_t outsize, const uint8_t *in, size_t inl)
-{
-    if (in == NULL && inl > 0) {
+    if (in == NULL && inl > 0)
         AESFAST_RAISE(c->prov, AESFAST_R_NULL_BUFFER,
                       "%s: %zu bytes of input from a NULL buffer (the final is a separate call)",
                       c->name, inl);
-        return 0;
-    }
-    if (outsize < inl || (out == NULL && inl > 0 && !c->mode->aead)) {
+    else if (outsize < inl || out == NULL)
         AESFAST_RAISE(c->prov, AESFAST_R_OUTPUT_BUFFER_TOO_SMALL,
                       "%s: %zu bytes in, room for %zu out", c->name, inl,
                       out == NULL ? 0 : outsize);
-        return 0;
-    }
-    /* In place is fine; any other overlap would read output already written. */
-    uintptr_t o = (uintptr_t)out, i = (uintptr_t)in;
-    if (out != NULL && o != i && o < i + inl && i < o + inl) {
+    else
         AESFAST_RAISE(c->prov, AESFAST_R_PARTIALLY_OVERLAPPING,
                       "%s: the output of %zu bytes starts %s the input", c->name, inl,
-                      o < i ? "before" : "inside");
-        return 0;
-    }
-    return 1;
+                      out < in ? "before" : "inside");
+    return 0;
 }
 
-int aesfast_cipher_need_tag(const aesfast_cipher_ctx *c, int have, const char *what_when)
+int aesfast_cipher_refuse_no_tag(const aesfast_cipher_ctx *c, const char *what_when)
 {
-    if (!c->enc && !have) {
-        AESFAST_RAISE(c->prov, AESFAST_R_TAG_NOT_SET, "%s: set the %s", c->name, what_when);
-        return 0;
-    }
-    return 1;
-}
-
-int aesfast_cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-                          const unsigned char *in, size_t inl)
-{
-    aesfast_cipher_ctx *c = vctx;
-
-    if (!aesfast_cipher_check_buffers(c, out, outsize, in, inl))
-        return 0;
-    return c->mode->update(c, out, outl, in, inl);
-}
-
-/* ---- context parameters ------------------------------------------------------------------- */
-
-aesfast_param aesfast_param_id(const char *key)
-{
-    static const struct {
-        const char *name;
-        aesfast_param id;
-    } names[] = {
-        {OSSL_CIPHER_PARAM_AEAD_TAG, AESFAST_P_TAG},
-        {OSSL_CIPHER_PARAM_IVLEN, AESFAST_P_IVLEN},
-        {OSSL_CIPHER_PARAM_IV, AESFAST_P_IV},
-        {OSSL_CIPHER_PARAM_AEAD_TAGLEN, AESFAST_P_TAGLEN},
-        {OSSL_CIPHER_PARAM_KEYLEN, AESFAST_P_KEYLEN},
-        {OSSL_CIPHER_PARAM_UPDATED_IV, AESFAST_P_UPDATED_IV},
-        {OSSL_CIPHER_PARAM_NUM, AESFAST_P_NUM},
-        {OSSL_CIPHER_PARAM_PADDING, AESFAST_P_PADDING},
-        {OSSL_CIPHER_PARAM_SPEED, AESFAST_P_SPEED},
-        {OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, AESFAST_P_TLS_AAD_PAD},
-        {OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN, AESFAST_P_TLS_IV_GEN},
-        {OSSL_CIPHER_PARAM_AEAD_IV_GENERATED, AESFAST_P_IV_GENERATED},
-        {OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, AESFAST_P_TLS_AAD},
-        {OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, AESFAST_P_TLS_IV_FIXED},
-        {OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, AESFAST_P_TLS_IV_INV},
-        {OSSL_CIPHER_PARAM_USE_BITS, AESFAST_P_USE_BITS},
-        {OSSL_CIPHER_PARAM_TLS_VERSION, AESFAST_P_TLS_VERSION},
-        {OSSL_CIPHER_PARAM_TLS_MAC_SIZE, AESFAST_P_TLS_MAC_SIZE},
-    };
-
-    /* The first letter before any strcmp: most names are told apart by it. */
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (key[0] == names[i].name[0] && strcmp(key, names[i].name) == 0)
-            return names[i].id;
-    return AESFAST_P_UNKNOWN;
-}
-
-int aesfast_cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
-{
-    aesfast_cipher_ctx *c = vctx;
-
-    for (OSSL_PARAM *p = params; p != NULL && p->key != NULL; p++) {
-        aesfast_param id = aesfast_param_id(p->key);
-        aesfast_param_result r;
-
-        if (id == AESFAST_P_KEYLEN)
-            r = aesfast_param_done(OSSL_PARAM_set_size_t(p, c->keylen));
-        else if (id == AESFAST_P_IVLEN)
-            r = aesfast_param_done(OSSL_PARAM_set_size_t(p, c->ivlen));
-        else
-            r = c->mode->get(c, p, id); /* not ours to answer: NOT_MINE (OSSL_PARAM(3)) */
-        if (r == AESFAST_PARAM_FAILED)
-            return 0;
-        if (r == AESFAST_PARAM_WRONG_TYPE) {
-            AESFAST_RAISE(c->prov, AESFAST_R_BAD_PARAMETER_VALUE,
-                          "%s: cannot return parameter \"%s\" in the type or size given",
-                          c->name, p->key);
-            return 0;
-        }
-    }
-    return 1;
+    AESFAST_RAISE(c->prov, AESFAST_R_TAG_NOT_SET, "%s: set the %s", c->name, what_when);
+    return 0;
 }
 
 /* A known key with a wrong type or value is an error; any other key is ignored, as OSSL_PARAM(3)
- * asks of a setter (EVP and applications send "padding", "keylen" and more to every cipher),
- * and logged under AESFAST_DEBUG, so that a misspelt parameter can still be found. */
-int aesfast_cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+ * asks (EVP and applications send "padding", "keylen" and more to every cipher), and a setter
+ * logs it under AESFAST_DEBUG, so that a misspelt parameter can still be found. */
+int aesfast_cipher_param_not_ok(const aesfast_cipher_ctx *c, const OSSL_PARAM *p,
+                                aesfast_param_result r, int get)
 {
-    aesfast_cipher_ctx *c = vctx;
-
-    for (const OSSL_PARAM *p = params; p != NULL && p->key != NULL; p++) {
-        switch (c->mode->set(c, p, aesfast_param_id(p->key))) {
-        case AESFAST_PARAM_FAILED:
-            return 0;
-        case AESFAST_PARAM_WRONG_TYPE:
-            AESFAST_RAISE(c->prov, AESFAST_R_BAD_PARAMETER_VALUE,
-                          "%s: cannot read parameter \"%s\" in the type given", c->name, p->key);
-            return 0;
-        case AESFAST_PARAM_NOT_MINE:
+    switch (r) {
+    case AESFAST_PARAM_WRONG_TYPE:
+        AESFAST_RAISE(c->prov, AESFAST_R_BAD_PARAMETER_VALUE,
+                      "%s: cannot %s parameter \"%s\" in the type or size given", c->name,
+                      get ? "return" : "read", p->key);
+        return 0;
+    case AESFAST_PARAM_NOT_MINE:
+        if (!get)
             aesfast_debug("%s: ignoring parameter \"%s\"", c->name, p->key);
-            break;
-        case AESFAST_PARAM_OK:
-            break;
-        }
+        return 1;
+    default: /* AESFAST_PARAM_FAILED: raised already */
+        return r == AESFAST_PARAM_OK;
     }
-    return 1;
 }
+
+/* ---- context parameters ------------------------------------------------------------------- */
 
 aesfast_param_result aesfast_param_fixed_size(const aesfast_cipher_ctx *c, const OSSL_PARAM *p,
                                               aesfast_param id, size_t want)

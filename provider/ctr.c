@@ -117,12 +117,12 @@ static int ctr_ready(const ctr_ctx *c)
     return 1;
 }
 
-static int ctr_update(aesfast_cipher_ctx *b, uint8_t *out, size_t *outl, const uint8_t *in,
-                      size_t inl)
+static int ctr_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                      const unsigned char *in, size_t inl)
 {
-    ctr_ctx *c = (ctr_ctx *)b;
+    ctr_ctx *c = vctx;
 
-    if (!ctr_ready(c))
+    if (!aesfast_cipher_buffers_ok(&c->base, 0, out, outsize, in, inl) || !ctr_ready(c))
         return 0;
     if (inl > 0)
         ctr_xor(c, in, out, inl);
@@ -145,11 +145,7 @@ static int ctr_final(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
     return 1;
 }
 
-static int ctr_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-                      const unsigned char *in, size_t inl)
-{
-    return aesfast_cipher_update(vctx, out, outl, outsize, in, inl);
-}
+#define ctr_cipher ctr_update /* EVP_Cipher is an update */
 
 static aesfast_param_result ctr_get(aesfast_cipher_ctx *b, OSSL_PARAM *p, aesfast_param id)
 {

@@ -62,10 +62,6 @@
 #define TLS_FIXED_IV EVP_GCM_TLS_FIXED_IV_LEN       /* 4 */
 #define TLS_TAG EVP_GCM_TLS_TAG_LEN                 /* 16 */
 
-#ifndef OSSL_CIPHER_PARAM_AEAD_IV_GENERATED /* OpenSSL 3.2+ headers have it; 3.0's do not */
-#define OSSL_CIPHER_PARAM_AEAD_IV_GENERATED "iv-generated"
-#endif
-
 typedef enum { IV_UNSET, IV_BUFFERED, IV_ACTIVE, IV_FINISHED } gcm_iv_state;
 
 typedef struct {
@@ -119,32 +115,37 @@ static void gcm_advance_iv(gcm_ctx *c)
         ;
 }
 
+/* J0 of an IV of another length than 12 bytes: GHASH(IV || 0-pad || [0]_64 || [len(IV)]_64).
+ * Out of line: its buffer would give every message's start a large stack frame. */
+__attribute__((noinline)) static void gcm_hash_iv(const gcm_ctx *c, uint8_t j0[AESFAST_BLOCK])
+{
+    uint8_t blocks[GCM_IV_MAX + 2 * AESFAST_BLOCK] = {0};
+    size_t ivlen = c->base.ivlen, n = (ivlen + AESFAST_BLOCK - 1) / AESFAST_BLOCK;
+
+    memcpy(blocks, c->iv, ivlen);
+    store_be64(blocks + n * AESFAST_BLOCK + 8, (uint64_t)ivlen * 8);
+    memset(j0, 0, AESFAST_BLOCK);
+    c->base.kernel->gcm.hash(&c->hkey, j0, blocks, n + 1);
+    OPENSSL_cleanse(blocks, sizeof(blocks));
+}
+
 /* Starts a message on the stored IV: J0, E(J0) and the first counter (SP 800-38D, 7.1). With
- * advance, a managed IV then counts the message (see the top of this file). */
+ * advance, a managed IV then counts the message (see the top of this file). A message under way
+ * must have been ended first (gcm_end). */
 static void gcm_begin(gcm_ctx *c, int advance)
 {
     const aesfast_kernel *k = c->base.kernel;
-    size_t ivlen = c->base.ivlen;
     uint8_t j0[AESFAST_BLOCK];
 
-    if (c->iv_state == IV_ACTIVE) /* a message started and left: it is over */
-        gcm_end(c);
-    if (ivlen == GCM_IV_DEFAULT) { /* J0 = IV || 0^31 || 1 */
+    if (c->base.ivlen == GCM_IV_DEFAULT) { /* J0 = IV || 0^31 || 1 */
         u32x4 v;
         const uint8_t one[4] = {0, 0, 0, 1};
 
         memcpy(&v, c->iv, sizeof(v)); /* iv has 128 bytes: reading 16 is in bounds */
         memcpy((uint8_t *)&v + 12, one, 4); /* v[3]: clang takes no address of an element */
         memcpy(j0, &v, sizeof(v));
-    } else { /* J0 = GHASH(IV || 0-pad || [0]_64 || [len(IV)]_64) */
-        uint8_t blocks[GCM_IV_MAX + 2 * AESFAST_BLOCK] = {0};
-        size_t n = (ivlen + AESFAST_BLOCK - 1) / AESFAST_BLOCK;
-
-        memcpy(blocks, c->iv, ivlen);
-        store_be64(blocks + n * AESFAST_BLOCK + 8, (uint64_t)ivlen * 8);
-        memset(j0, 0, sizeof(j0));
-        k->gcm.hash(&c->hkey, j0, blocks, n + 1);
-        OPENSSL_cleanse(blocks, sizeof(blocks));
+    } else {
+        gcm_hash_iv(c, j0);
     }
     k->encrypt_block(&c->base.key, j0, c->ekj0);
     aesfast_ctr32_add(j0, CTR32_BE_LAST, 1);
@@ -152,7 +153,7 @@ static void gcm_begin(gcm_ctx *c, int advance)
     c->iv_state = IV_ACTIVE;
     if (c->tag_state == TAG_MADE)
         c->tag_state = TAG_NONE;
-    if (advance && c->iv_managed && ivlen >= TLS_EXPLICIT_IV)
+    if (advance && c->iv_managed && c->base.ivlen >= TLS_EXPLICIT_IV)
         gcm_advance_iv(c);
 }
 
@@ -300,6 +301,7 @@ static int gcm_tls_iv_gen(gcm_ctx *c, uint8_t *out, size_t outlen)
     if (outlen == 0 || outlen > ivlen)
         outlen = ivlen;
     memcpy(out, c->iv + ivlen - outlen, outlen);
+    gcm_new_iv(c);
     gcm_begin(c, 1); /* on the IV just returned, which then advances */
     return 1;
 }
@@ -313,6 +315,7 @@ static int gcm_tls_iv_inv(gcm_ctx *c, const uint8_t *in, size_t inlen)
                       "ivlen bytes", c->base.name);
         return 0;
     }
+    gcm_new_iv(c);
     memcpy(c->iv + c->base.ivlen - inlen, in, inlen);
     gcm_begin(c, 0);
     return 1;
@@ -442,9 +445,12 @@ static void gcm_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv, size
         OPENSSL_cleanse(c->ekj0, sizeof(c->ekj0));
     }
     if (iv != NULL) {
-        gcm_new_iv(c);
-        memcpy(c->iv, iv, ivlen);
+        if (ivlen == GCM_IV_DEFAULT) /* the per-record path: a copy of known length */
+            memcpy(c->iv, iv, GCM_IV_DEFAULT);
+        else
+            memcpy(c->iv, iv, ivlen);
         b->ivlen = ivlen;
+        c->iv_state = IV_BUFFERED; /* (a message under way was ended above) */
         c->iv_managed = 0;
         c->iv_generated = 0;
     }
@@ -462,14 +468,17 @@ static int gcm_process(gcm_ctx *c, unsigned char *out, size_t *outl, const unsig
     return 1;
 }
 
-static int gcm_update(aesfast_cipher_ctx *b, uint8_t *out, size_t *outl, const uint8_t *in,
-                      size_t inl)
+static int gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                      const unsigned char *in, size_t inl)
 {
+    gcm_ctx *c = vctx;
+
     if (inl == 0) { /* as the default provider: nothing starts */
         *outl = 0;
         return 1;
     }
-    return gcm_process((gcm_ctx *)b, out, outl, in, inl);
+    return aesfast_cipher_buffers_ok(&c->base, 1, out, outsize, in, inl)
+           && gcm_process(c, out, outl, in, inl);
 }
 
 static int gcm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
@@ -493,7 +502,7 @@ static int gcm_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsi
     if (in == NULL) /* EVP_Cipher(ctx, out, NULL, 0) is the final */
         ok = gcm_final(c, out, &done, outsize);
     else
-        ok = aesfast_cipher_check_buffers(&c->base, out, outsize, in, inl)
+        ok = aesfast_cipher_buffers_ok(&c->base, 1, out, outsize, in, inl)
              && gcm_process(c, out, &done, in, inl);
     if (!ok)
         return 0;

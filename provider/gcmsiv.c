@@ -37,9 +37,6 @@
 #ifndef EVP_CIPH_GCM_SIV_MODE /* OpenSSL 3.2+ headers have it; 3.0's and 3.1's do not */
 #define EVP_CIPH_GCM_SIV_MODE 0x10005
 #endif
-#ifndef OSSL_CIPHER_PARAM_SPEED
-#define OSSL_CIPHER_PARAM_SPEED "speed"
-#endif
 
 #define SIV_NONCE 12
 #define SIV_TAG 16
@@ -291,15 +288,16 @@ static void gcmsiv_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv, s
 }
 
 /* update and EVP_Cipher: AAD when out is NULL, else the message's data. */
-static int gcmsiv_update(aesfast_cipher_ctx *b, uint8_t *out, size_t *outl, const uint8_t *in,
-                         size_t inl)
+static int gcmsiv_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+                         const unsigned char *in, size_t inl)
 {
-    siv_ctx *c = (siv_ctx *)b;
+    siv_ctx *c = vctx;
+    aesfast_cipher_ctx *b = &c->base;
 
+    if (!aesfast_cipher_buffers_ok(b, 1, out, outsize, in, inl) || !siv_ready(c))
+        return 0;
     if (in == NULL) /* 0 bytes: memcpy and pointer arithmetic want a real pointer (UBSan) */
         in = (const unsigned char *)"";
-    if (!siv_ready(c))
-        return 0;
     if (out == NULL) {
         if (c->phase != SIV_AAD || c->st.in_data) {
             AESFAST_RAISE(b->prov, AESFAST_R_AAD_AFTER_DATA, "%s: AAD after the data", b->name);
@@ -347,7 +345,7 @@ static int gcmsiv_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 {
     if (in == NULL)
         return gcmsiv_final(vctx, out, outl, outsize);
-    return aesfast_cipher_update(vctx, out, outl, outsize, in, inl);
+    return gcmsiv_update(vctx, out, outl, outsize, in, inl);
 }
 
 /* ---- parameters ------------------------------------------------------------------------- */
