@@ -141,9 +141,9 @@ static void siv_powers(siv_ctx *c, size_t len)
 }
 
 /* A new message on the current key and nonce (every init starts one): no AAD or data of the
- * last one carries over, nor the tag it made. A tag set for opening stays across an init that
- * stays in the decrypt direction, as in OpenSSL (EVP users and evp_test set it before the init
- * that gives the key and nonce); a stale one only makes the next open fail, wiped. */
+ * last one carries over, nor the tag it made. A tag set for opening stays, as in OpenSSL (EVP
+ * users and evp_test set it before the init that gives the key and nonce): the data update
+ * checks it, so a stale one only makes the next open fail, its output wiped. */
 static void siv_begin(siv_ctx *c)
 {
     static const uint8_t no_ctr[AESFAST_BLOCK]; /* set from the tag when the data comes */
@@ -151,7 +151,7 @@ static void siv_begin(siv_ctx *c)
     aesfast_aead_begin(&c->st, no_ctr, CTR32_LE_FIRST);
     if (c->phase != SIV_NO_NONCE)
         c->phase = SIV_AAD;
-    if (c->tag_state == TAG_MADE || c->base.enc)
+    if (c->tag_state == TAG_MADE)
         c->tag_state = TAG_NONE;
 }
 
