@@ -68,8 +68,7 @@ void *aesfast_cipher_dupctx(void *vctx)
 /* ---- the error paths of init, update and parameters -------------------------------------- */
 
 int aesfast_cipher_refuse_lengths(const aesfast_cipher_ctx *c, const aesfast_mode *m,
-                                  const unsigned char *key, size_t keylen,
-                                  const unsigned char *iv, size_t ivlen)
+                                  const unsigned char *key, size_t keylen, size_t ivlen)
 {
     if (key != NULL && keylen != c->keylen)
         AESFAST_RAISE(c->prov, AESFAST_R_INVALID_KEY_LENGTH, "%s takes a %zu-byte key, not %zu",
@@ -81,7 +80,6 @@ int aesfast_cipher_refuse_lengths(const aesfast_cipher_ctx *c, const aesfast_mod
         AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH,
                       "%s takes a %zu..%zu-byte IV, not %zu bytes", c->name, m->ivlen_min,
                       m->ivlen_max, ivlen);
-    (void)iv;
     return 0;
 }
 
@@ -106,7 +104,7 @@ int aesfast_cipher_refuse_buffers(const aesfast_cipher_ctx *c, const uint8_t *ou
     else
         AESFAST_RAISE(c->prov, AESFAST_R_PARTIALLY_OVERLAPPING,
                       "%s: the output of %zu bytes starts %s the input", c->name, inl,
-                      out < in ? "before" : "inside");
+                      (uintptr_t)out < (uintptr_t)in ? "before" : "inside");
     return 0;
 }
 
@@ -116,11 +114,12 @@ int aesfast_cipher_refuse_no_tag(const aesfast_cipher_ctx *c, const char *what_w
     return 0;
 }
 
-/* A known key with a wrong type or value is an error; any other key is ignored, as OSSL_PARAM(3)
- * asks (EVP and applications send "padding", "keylen" and more to every cipher), and a setter
- * logs it under AESFAST_DEBUG, so that a misspelt parameter can still be found. */
-int aesfast_cipher_param_not_ok(const aesfast_cipher_ctx *c, const OSSL_PARAM *p,
-                                aesfast_param_result r, int get)
+/* After a hook's result other than OK: 1 to go on to the next parameter, 0 to fail (the error
+ * raised). A known key with a wrong type or value is an error; any other key is ignored, as
+ * OSSL_PARAM(3) asks (EVP and applications send "padding", "keylen" and more to every cipher),
+ * and a setter logs it under AESFAST_DEBUG, so that a misspelt parameter can still be found. */
+int aesfast_cipher_param_go_on(const aesfast_cipher_ctx *c, const OSSL_PARAM *p,
+                               aesfast_param_result r, int get)
 {
     switch (r) {
     case AESFAST_PARAM_WRONG_TYPE:

@@ -2,7 +2,8 @@
  * The cipher layer every aesfast mode is built on: one context base, one descriptor per mode,
  * and one implementation of what the modes share (context life cycle, the checks of init and
  * update, parameter matching, the algorithm parameters and the dispatch tables). A mode file
- * (ctr.c, gcm.c, gcmsiv.c) holds only its mode's logic, behind the hooks of its descriptor.
+ * (ctr.c, gcm.c, gcmsiv.c) holds only its mode's logic, in the hooks that AESFAST_CIPHER binds
+ * to the shared functions.
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  */
@@ -154,12 +155,11 @@ const OSSL_PARAM *aesfast_cipher_gettable_params(void *provctx);
 /* Out of line, for the shared functions: the errors of init, update and parameters, and the
  * key schedule (with the debug log's "key setup on kernel" line). */
 int aesfast_cipher_refuse_lengths(const aesfast_cipher_ctx *c, const aesfast_mode *m,
-                                  const unsigned char *key, size_t keylen,
-                                  const unsigned char *iv, size_t ivlen);
+                                  const unsigned char *key, size_t keylen, size_t ivlen);
 int aesfast_cipher_refuse_buffers(const aesfast_cipher_ctx *c, const uint8_t *out,
                                   size_t outsize, const uint8_t *in, size_t inl);
-int aesfast_cipher_param_not_ok(const aesfast_cipher_ctx *c, const OSSL_PARAM *p,
-                                aesfast_param_result r, int get);
+int aesfast_cipher_param_go_on(const aesfast_cipher_ctx *c, const OSSL_PARAM *p,
+                               aesfast_param_result r, int get);
 void aesfast_cipher_set_key(aesfast_cipher_ctx *c, const unsigned char *key);
 
 /*
@@ -168,20 +168,21 @@ void aesfast_cipher_set_key(aesfast_cipher_ctx *c, const unsigned char *key);
  * updates, a tag set or read) goes through them on every message.
  */
 
-/* Init: the key and IV lengths checked before anything changes (a refused init leaves the
- * context as it was), the key schedule, the mode's init, then the parameters. */
+/* Each parameter to the mode's set hook. */
 static inline int aesfast_cipher_set_ctx_params_(aesfast_cipher_ctx *c,
                                                  const OSSL_PARAM params[], aesfast_set_hook *set)
 {
     for (const OSSL_PARAM *p = params; p != NULL && p->key != NULL; p++) {
         aesfast_param_result r = set(c, p, aesfast_param_id(p->key));
 
-        if (r != AESFAST_PARAM_OK && !aesfast_cipher_param_not_ok(c, p, r, 0))
+        if (r != AESFAST_PARAM_OK && !aesfast_cipher_param_go_on(c, p, r, 0))
             return 0;
     }
     return 1;
 }
 
+/* Init: the key and IV lengths checked before anything changes (a refused init leaves the
+ * context as it was), the key schedule, the mode's init, then the parameters. */
 static inline int aesfast_cipher_init_(aesfast_cipher_ctx *c, const aesfast_mode *m,
                                        const unsigned char *key, size_t keylen,
                                        const unsigned char *iv, size_t ivlen,
@@ -190,7 +191,7 @@ static inline int aesfast_cipher_init_(aesfast_cipher_ctx *c, const aesfast_mode
 {
     if ((key != NULL && keylen != c->keylen)
         || (iv != NULL && (ivlen < m->ivlen_min || ivlen > m->ivlen_max)))
-        return aesfast_cipher_refuse_lengths(c, m, key, keylen, iv, ivlen);
+        return aesfast_cipher_refuse_lengths(c, m, key, keylen, ivlen);
     c->enc = enc;
     if (key != NULL)
         aesfast_cipher_set_key(c, key);
@@ -213,6 +214,7 @@ static inline int aesfast_cipher_buffers_ok(const aesfast_cipher_ctx *c, int aea
     return aesfast_cipher_refuse_buffers(c, out, outsize, in, inl);
 }
 
+/* "keylen" and "ivlen" answered here, every other parameter by the mode's get hook. */
 static inline int aesfast_cipher_get_ctx_params_(aesfast_cipher_ctx *c, OSSL_PARAM params[],
                                                  aesfast_get_hook *get)
 {
@@ -223,7 +225,7 @@ static inline int aesfast_cipher_get_ctx_params_(aesfast_cipher_ctx *c, OSSL_PAR
             : id == AESFAST_P_IVLEN ? aesfast_param_done(OSSL_PARAM_set_size_t(p, c->ivlen))
                                     : get(c, p, id);
 
-        if (r != AESFAST_PARAM_OK && !aesfast_cipher_param_not_ok(c, p, r, 1))
+        if (r != AESFAST_PARAM_OK && !aesfast_cipher_param_go_on(c, p, r, 1))
             return 0;
     }
     return 1;
