@@ -136,6 +136,10 @@ struct aesfast_cipher_ctx {
  * (A mode's update is its dispatch function itself, which begins with
  * aesfast_cipher_buffers_ok: a wrapper's extra frame costs the per-record path.)
  */
+/* How a mode defines its hooks: inlined into each shared function that calls them, as the
+ * per-record path (an IV-only init, a tag set or read) runs them on every message. */
+#define AESFAST_HOOK static inline __attribute__((always_inline))
+
 typedef void aesfast_init_hook(aesfast_cipher_ctx *c, int new_key, const uint8_t *iv,
                                size_t ivlen);
 typedef aesfast_param_result aesfast_get_hook(aesfast_cipher_ctx *c, OSSL_PARAM *p,

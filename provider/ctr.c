@@ -88,7 +88,7 @@ static void ctr_xor(ctr_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
 
 /* Encryption and decryption are the same operation in CTR. A new key or IV starts a new stream
  * (as in the default provider, even with neither). */
-static void ctr_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv, size_t ivlen)
+AESFAST_HOOK void ctr_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv, size_t ivlen)
 {
     ctr_ctx *c = (ctr_ctx *)b;
 
@@ -147,7 +147,7 @@ static int ctr_final(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
 
 #define ctr_cipher ctr_update /* EVP_Cipher is an update */
 
-static aesfast_param_result ctr_get(aesfast_cipher_ctx *b, OSSL_PARAM *p, aesfast_param id)
+AESFAST_HOOK aesfast_param_result ctr_get(aesfast_cipher_ctx *b, OSSL_PARAM *p, aesfast_param id)
 {
     ctr_ctx *c = (ctr_ctx *)b;
 
@@ -171,7 +171,8 @@ static aesfast_param_result ctr_get(aesfast_cipher_ctx *b, OSSL_PARAM *p, aesfas
  * a valid position), and "use-bits", "tls-version", "tls-mac-size" (accepted, meaningless for
  * CTR). "keylen" and "ivlen" are accepted only at their one valid value.
  */
-static aesfast_param_result ctr_set(aesfast_cipher_ctx *b, const OSSL_PARAM *p, aesfast_param id)
+AESFAST_HOOK aesfast_param_result ctr_set(aesfast_cipher_ctx *b, const OSSL_PARAM *p,
+                                         aesfast_param id)
 {
     ctr_ctx *c = (ctr_ctx *)b;
     unsigned int u;
@@ -226,4 +227,5 @@ static const OSSL_PARAM ctr_settable[] = {
     OSSL_PARAM_END,
 };
 
-AESFAST_CIPHER(ctr, ctr_ctx, "CTR", EVP_CIPH_CTR_MODE, 0, AESFAST_BLOCK, AESFAST_BLOCK, AESFAST_BLOCK);
+AESFAST_CIPHER(ctr, ctr_ctx, "CTR", EVP_CIPH_CTR_MODE, 0, AESFAST_BLOCK, AESFAST_BLOCK,
+               AESFAST_BLOCK);

@@ -424,7 +424,7 @@ done:
 
 /* ---- the provider interface ------------------------------------------------------------- */
 
-static void gcm_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv, size_t ivlen)
+AESFAST_HOOK void gcm_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv, size_t ivlen)
 {
     gcm_ctx *c = (gcm_ctx *)b;
 
@@ -529,7 +529,7 @@ static aesfast_param_result gcm_get_iv(const gcm_ctx *c, OSSL_PARAM *p)
     return aesfast_param_set_iv(p, c->iv, c->base.ivlen);
 }
 
-static aesfast_param_result gcm_get(aesfast_cipher_ctx *b, OSSL_PARAM *p, aesfast_param id)
+AESFAST_HOOK aesfast_param_result gcm_get(aesfast_cipher_ctx *b, OSSL_PARAM *p, aesfast_param id)
 {
     gcm_ctx *c = (gcm_ctx *)b;
     int ok;
@@ -619,7 +619,8 @@ static int gcm_set_ivlen(gcm_ctx *c, size_t sz)
 }
 
 /* Settable, as in the default provider: "ivlen", "tag", "tlsaad", "tlsivfixed", "tlsivinv". */
-static aesfast_param_result gcm_set(aesfast_cipher_ctx *b, const OSSL_PARAM *p, aesfast_param id)
+AESFAST_HOOK aesfast_param_result gcm_set(aesfast_cipher_ctx *b, const OSSL_PARAM *p,
+                                         aesfast_param id)
 {
     gcm_ctx *c = (gcm_ctx *)b;
     size_t sz;

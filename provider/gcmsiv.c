@@ -273,7 +273,7 @@ static int siv_data(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
 /* ---- the provider interface ------------------------------------------------------------- */
 
 /* Every init starts a new message (siv_begin); a new key or nonce derives the nonce's keys. */
-static void gcmsiv_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv, size_t ivlen)
+AESFAST_HOOK void gcmsiv_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv, size_t ivlen)
 {
     siv_ctx *c = (siv_ctx *)b;
 
@@ -350,7 +350,7 @@ static int gcmsiv_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 
 /* ---- parameters ------------------------------------------------------------------------- */
 
-static aesfast_param_result gcmsiv_get(aesfast_cipher_ctx *b, OSSL_PARAM *p, aesfast_param id)
+AESFAST_HOOK aesfast_param_result gcmsiv_get(aesfast_cipher_ctx *b, OSSL_PARAM *p, aesfast_param id)
 {
     siv_ctx *c = (siv_ctx *)b;
 
@@ -370,8 +370,8 @@ static aesfast_param_result gcmsiv_get(aesfast_cipher_ctx *b, OSSL_PARAM *p, aes
 /* Settable as in the default provider: "tag" (16 bytes; kept only for opening), "speed", and
  * "keylen" at its one valid value; also "ivlen", at 12 only: an application asking for another
  * nonce length gets an error, not a silent 12 (OpenSSL ignores the parameter). */
-static aesfast_param_result gcmsiv_set(aesfast_cipher_ctx *b, const OSSL_PARAM *p,
-                                       aesfast_param id)
+AESFAST_HOOK aesfast_param_result gcmsiv_set(aesfast_cipher_ctx *b, const OSSL_PARAM *p,
+                                            aesfast_param id)
 {
     siv_ctx *c = (siv_ctx *)b;
     unsigned int u;
@@ -420,4 +420,5 @@ static const OSSL_PARAM gcmsiv_settable[] = {
     OSSL_PARAM_END,
 };
 
-AESFAST_CIPHER(gcmsiv, siv_ctx, "GCM-SIV", EVP_CIPH_GCM_SIV_MODE, 1, SIV_NONCE, SIV_NONCE, SIV_NONCE);
+AESFAST_CIPHER(gcmsiv, siv_ctx, "GCM-SIV", EVP_CIPH_GCM_SIV_MODE, 1, SIV_NONCE, SIV_NONCE,
+               SIV_NONCE);

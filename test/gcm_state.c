@@ -345,7 +345,8 @@ int main(int argc, char **argv)
             CHECK(theirs == UNSAFE, "the default provider is now safe here too (drop it from "
                   "the README's list of differences): %s", scenarios[i].what);
         printf("gcm_state: %-64s aesfast %s, default %s%s\n", scenarios[i].what,
-               said(ours, scenarios[i].finding), said(theirs, scenarios[i].finding), theirs == SAFE && scenarios[i].finding && !known
+               said(ours, scenarios[i].finding), said(theirs, scenarios[i].finding),
+               theirs == SAFE && scenarios[i].finding && !known
                ? " (fixed in this newer OpenSSL: the README must say so)" : "");
     }
     tu_providers_unload(&p);
