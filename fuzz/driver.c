@@ -91,10 +91,17 @@ struct pair {
     int random_iv;    /* GCM: each side drew its own random IV: only lengths and results compare */
     int random_tag;   /* GCM: the last tag made was under such an IV (a later read gives it) */
     int iv_state;     /* GCM: the default provider's IV state */
-    int rekeyed;      /* GCM: a new key while the IV was in use */
+    int ended;        /* GCM: an init (a new key, or none) while the IV was in use: aesfast
+                       * ended that message, the default provider goes on with it */
     int failed_final; /* GCM: a decrypt final failed */
     int has_cipher;   /* an init named the cipher (since the last reset) */
     int tls_aad;      /* GCM: TLS AAD set: the next EVP_Cipher is a TLS record */
+    int managed;      /* GCM: aesfast's IV is under "tlsivfixed" (an explicit IV ends that) */
+    int d_managed;    /* GCM: the default provider's is (nothing but a new context ends it) */
+    int iv_ahead;     /* GCM: a plain message started on a managed IV, encrypting: aesfast's
+                       * invocation field went on by one, the default provider's did not */
+    int d_has_tag;    /* GCM: the default provider holds a tag length (set, made, or a TLS
+                       * record's): its decrypt final compares whatever its tag buffer holds */
     int have_key;     /* GCM-SIV: a key was given since the cipher was named */
     int have_nonce;   /* GCM-SIV: a nonce too */
     int data_tried;   /* GCM-SIV: a data update or final was called in this message */
@@ -327,8 +334,8 @@ static void op_init(struct prog *g, struct pair *pr, int ks)
         RUN(d, EVP_CipherInit_ex2(pr->d, named ? ciph_d[ks] : NULL, key, ivp, enc, NULL));
     }
     if (named) { /* new provider contexts on both sides: in step again */
-        pr->desync = pr->random_iv = pr->random_tag = pr->rekeyed = pr->failed_final = 0;
-        pr->tls_aad = 0;
+        pr->desync = pr->random_iv = pr->random_tag = pr->ended = pr->failed_final = 0;
+        pr->tls_aad = pr->managed = pr->d_managed = pr->iv_ahead = pr->d_has_tag = 0;
         pr->have_key = pr->have_nonce = 0;
         pr->iv_state = IV_UNINIT;
         pr->has_cipher = t.rc > 0 && d.rc > 0;
@@ -348,16 +355,25 @@ static void op_init(struct prog *g, struct pair *pr, int ks)
             return;
         }
     }
-    pr->enc = EVP_CIPHER_CTX_is_encrypting(pr->d); /* enc == -1 keeps it, or takes EVP's */
-    if (key != NULL) {
-        pr->have_key = 1;
-        if (kind == FUZZ_GCM && ivp == NULL && pr->iv_state == IV_USED)
-            pr->rekeyed = 1;
+    /* GCM, README "An init ends the message under way": aesfast drops a pending TLS record,
+     * which the default provider keeps for its next update or EVP_Cipher call. */
+    if (kind == FUZZ_GCM && pr->tls_aad) {
+        pr->desync = 2; /* until a new provider context: nothing else ends TLS mode there */
+        new_message(pr);
+        return;
     }
+    pr->enc = EVP_CIPHER_CTX_is_encrypting(pr->d); /* enc == -1 keeps it, or takes EVP's */
+    if (key != NULL)
+        pr->have_key = 1;
+    /* GCM, README "An init ends the message under way": with no new IV, the default provider
+     * goes on with it (see gcm_message_over). */
+    if (kind == FUZZ_GCM && ivp == NULL && pr->iv_state == IV_USED)
+        pr->ended = 1;
     if (ivp != NULL) {
         pr->have_nonce = 1;
         pr->iv_state = IV_SET;
-        pr->rekeyed = pr->failed_final = pr->random_iv = 0;
+        pr->ended = pr->failed_final = pr->random_iv = 0;
+        pr->managed = pr->iv_ahead = 0; /* README "An explicit IV ends tlsivfixed management" */
     }
     new_message(pr);
 }
@@ -400,18 +416,53 @@ static void gcm_random_check(struct pair *pr)
         pr->random_iv = 1;
 }
 
-/* GCM, README "A new key mid-message without a new IV ends the message" and "After a decrypt
- * final that failed, the message is over": aesfast refuses ("iv already used") what the
- * default provider takes. From there on the two states differ until an IV is set. */
+/* GCM, README "An init ends the message under way" and "After a decrypt final that failed, the
+ * message is over": aesfast refuses ("iv already used") what the default provider takes. From
+ * there on the two states differ until an IV is set. */
 static int gcm_message_over(struct pair *pr, const struct res *t, const struct res *d)
 {
-    if (kind != FUZZ_GCM || pr->desync || !(pr->rekeyed || pr->failed_final))
+    if (kind != FUZZ_GCM || pr->desync || !(pr->ended || pr->failed_final))
         return 0;
     if (t->rc <= 0 && d->rc > 0 && says(t, "iv already used")) {
         pr->desync = 1;
         return 1;
     }
     return 0;
+}
+
+/* GCM: a plain message starts (AAD, data or a final on an IV set and not yet used). README "An
+ * IV under tlsivfixed serves one message": encrypting, aesfast's managed IV then advances its
+ * invocation field, the default provider's stays; the IVs differ from the next message on. */
+static void gcm_plain_start(struct pair *pr)
+{
+    if (kind != FUZZ_GCM || pr->desync || pr->iv_state != IV_SET)
+        return;
+    if (pr->iv_ahead) /* an earlier message advanced aesfast's IV: this one's differ */
+        pr->random_iv = 1;
+    if (pr->enc && pr->managed && EVP_CIPHER_CTX_get_iv_length(pr->t) >= 8)
+        pr->iv_ahead = 1;
+}
+
+/* GCM: a message starts on a managed IV ("tlsivgen", a sealed TLS record): after
+ * gcm_plain_start, each side's IV is its own from here. */
+static void gcm_managed_start(struct pair *pr)
+{
+    if (pr->iv_ahead)
+        pr->random_iv = 1;
+}
+
+/* GCM, README "An explicit IV ends tlsivfixed management": aesfast refuses "tlsivgen",
+ * "tlsivinv" and TLS records on an IV the application gave; the default provider counts on
+ * from it (and its record may fail later, on the tag, its payload wiped). Returns 1 if t is
+ * that refusal (the pair is then out of step). */
+static int gcm_unmanaged(struct pair *pr, const struct res *t, const struct res *d)
+{
+    (void)d;
+    if (kind != FUZZ_GCM || pr->desync || pr->managed || !pr->d_managed || t->rc > 0
+        || !says(t, "tlsivfixed"))
+        return 0;
+    pr->desync = 1;
+    return 1;
 }
 
 /*
@@ -485,6 +536,9 @@ static void op_aad(struct prog *g, struct pair *pr)
     if (gcm_message_over(pr, &t, &d))
         return;
     if (kind == FUZZ_GCM && pr->tls_aad && (len > 0 || (f & 128))) { /* taken as the record */
+        pr->d_has_tag = 1;
+        if (gcm_unmanaged(pr, &t, &d))
+            return;
         if (!pr->desync)
             pr->iv_state = IV_DONE;
         pr->tls_aad = 0;
@@ -507,8 +561,10 @@ static void op_aad(struct prog *g, struct pair *pr)
                 t.n != d.n ? d.n : od);
     /* (EVP_CipherUpdate of 0 bytes returns before the message starts; EVP_Cipher does not) */
     if (t.rc > 0 && kind == FUZZ_GCM && !pr->desync && pr->iv_state != IV_DONE
-        && (len > 0 || (f & 128)))
+        && (len > 0 || (f & 128))) {
+        gcm_plain_start(pr);
         pr->iv_state = IV_USED;
+    }
     pr->aad_pos += len;
 }
 
@@ -604,6 +660,9 @@ static void op_data(struct prog *g, struct pair *pr)
     if (gcm_message_over(pr, &t, &d))
         return;
     if (kind == FUZZ_GCM && pr->tls_aad && (len > 0 || ecall)) { /* this was the record */
+        pr->d_has_tag = 1;
+        if (gcm_unmanaged(pr, &t, &d))
+            return;
         if (!pr->desync)
             pr->iv_state = IV_DONE;
         pr->tls_aad = 0;
@@ -646,8 +705,10 @@ static void op_data(struct prog *g, struct pair *pr)
     if (t.n != d.n || ot != od)
         finding("data results (%d, %d) differ", "data", t.n != d.n ? t.n : ot,
                 t.n != d.n ? d.n : od);
-    if (kind == FUZZ_GCM && pr->iv_state != IV_DONE && (len > 0 || ecall))
+    if (kind == FUZZ_GCM && pr->iv_state != IV_DONE && (len > 0 || ecall)) {
+        gcm_plain_start(pr);
         pr->iv_state = IV_USED;
+    }
     if (pr->random_iv)
         return;
     same_bytes("data output", tout, dout, len);
@@ -655,6 +716,60 @@ static void op_data(struct prog *g, struct pair *pr)
         finding("output canaries differ (%d, %d)", "data", 0, 0);
     record_output(pr, tout, len);
 }
+
+/*
+ * The default provider's tag state where it differs from aesfast's, as a decrypt final meets
+ * it: each row says when the two finals' outcomes are such a difference. The two states differ
+ * from there on (desync) until an init brings them in step again. op_final consults the table
+ * once both finals ran.
+ */
+static int quirk_tag_used_up(const struct pair *pr, const struct res *t, const struct res *d)
+{
+    /* GCM, README "A tag set for opening serves one message": aesfast opens only with a tag
+     * set for this message (its decrypt final uses it up; a switch to encrypting drops it), and
+     * with none the message stays open for one. The default provider compares whatever its tag
+     * buffer holds once any tag length is known (a tag set or made earlier, a TLS record's),
+     * and finishes its GHASH; a later final there tags that finished state again. */
+    return !pr->enc && t->rc <= 0 && says(t, "set the expected tag")
+           && (d->rc > 0 || pr->d_has_tag || pr->random_tag);
+}
+
+static int quirk_stale_tag_buffer(const struct pair *pr, const struct res *t, const struct res *d)
+{
+    /* GCM: the default provider's tag buffer is stale (random_tag: TLS AAD or a refused tag in
+     * it): its decrypt final may decide otherwise. Not a README item (its aftermath). */
+    return pr->random_tag && !pr->enc && (t->rc > 0) != (d->rc > 0);
+}
+
+static int quirk_siv_tag_first(const struct pair *pr, const struct res *t, const struct res *d)
+{
+    /* GCM-SIV, README "the tag must be set before the data ...; decrypting without one fails":
+     * aesfast refuses to open with no tag given in this message, and the message stays open for
+     * one. The default provider's final has by then decrypted the message as it stood and fixed
+     * its tag: it checks that against whatever its tag buffer holds (the tag it sealed or was
+     * given last), so it may accept, and AAD given after it is left out of its tag (README "AAD
+     * after the data"). */
+    (void)d;
+    return !pr->enc && !pr->siv_tag && t->rc <= 0 && says(t, "set the tag before the data");
+}
+
+static int quirk_siv_late_tag(const struct pair *pr, const struct res *t, const struct res *d)
+{
+    /* GCM-SIV, README "final reports that check": a tag given after the message's data was
+     * checked is kept (a repeated update under "speed" checks it) but leaves aesfast's final as
+     * that check said, where the default provider compares the latest tag at final. */
+    return !pr->enc && pr->siv_late_tag && (t->rc > 0) != (d->rc > 0);
+}
+
+static const struct {
+    enum fuzz_kind kind;
+    int (*applies)(const struct pair *pr, const struct res *t, const struct res *d);
+} final_quirks[] = {
+    {FUZZ_GCM, quirk_tag_used_up},
+    {FUZZ_GCM, quirk_stale_tag_buffer},
+    {FUZZ_GCMSIV, quirk_siv_tag_first},
+    {FUZZ_GCMSIV, quirk_siv_late_tag},
+};
 
 static void op_final(struct prog *g, struct pair *pr)
 {
@@ -696,53 +811,23 @@ static void op_final(struct prog *g, struct pair *pr)
     if (gcm_message_over(pr, &t, &d))
         return;
     pr->tls_aad = 0; /* a pending TLS record is tried (and fails) at final */
-    /* GCM, decrypting with the tag state stale (random_tag): a TLS record leaves the default
-     * provider with a 16-byte tag length, so where aesfast refuses a final for want of a tag
-     * (the message stays open for one), the default provider compares against its stale tag
-     * buffer and finishes its GHASH; a later final there tags that finished state again. The
-     * two states differ from here on. Not a README item (the aftermath of a TLS record). */
-    if (kind == FUZZ_GCM && !pr->desync && pr->random_tag && !pr->enc && t.rc <= 0
-        && d.rc <= 0 && says(&t, "set the expected tag")) {
-        pr->desync = 1;
-        return;
-    }
-    /* GCM-SIV, README "the tag must be set before the data ...; decrypting without one
-     * fails": aesfast refuses to open with no tag given in this message, and the message stays
-     * open for one. The default provider's final has by then decrypted the message as it
-     * stood and fixed its tag: it checks that against whatever its tag buffer holds (the tag
-     * it sealed or was given last), so it may accept, and AAD given after it is left out of
-     * its tag (README "AAD after the data"). The two states differ from here on. */
-    if (kind == FUZZ_GCMSIV && !pr->desync && !pr->enc && !pr->siv_tag && t.rc <= 0
-        && says(&t, "set the tag before the data")) {
-        pr->desync = 1;
-        return;
-    }
-    /* GCM: a decrypt final with no tag set since an encrypt final compares against the tag
-     * sealed last, on both providers; when the default provider's tag buffer is stale
-     * (random_tag: TLS AAD or a refused tag in it), the outcomes may differ. */
-    if (kind == FUZZ_GCM && !pr->desync && pr->random_tag && !pr->enc
-        && (t.rc > 0) != (d.rc > 0)) {
-        pr->desync = 1;
-        return;
-    }
-    /* GCM-SIV, README "final reports that check": a tag given after the message's data was
-     * checked is kept (a repeated update under "speed" checks it) but leaves aesfast's final
-     * as that check said, where the default provider compares the latest tag at final. */
-    if (kind == FUZZ_GCMSIV && !pr->desync && !pr->enc && pr->siv_late_tag
-        && (t.rc > 0) != (d.rc > 0)) {
-        pr->desync = 1;
-        return;
-    }
+    for (size_t i = 0; !pr->desync && i < sizeof(final_quirks) / sizeof(final_quirks[0]); i++)
+        if (final_quirks[i].kind == kind && final_quirks[i].applies(pr, &t, &d)) {
+            pr->desync = 1;
+            return;
+        }
     siv_note_check(pr, &t);
     if (kind == FUZZ_GCMSIV && !pr->desync && t.rc > 0)
         pr->data_done = 1;
     if (kind == FUZZ_GCM && !pr->desync) {
         if (t.rc > 0 && d.rc > 0) {
+            gcm_plain_start(pr);
             pr->iv_state = IV_DONE;
             pr->random_tag = pr->random_iv;
-        }
-        else if (!pr->enc && t.rc <= 0 && d.rc <= 0 && pr->iv_state != IV_DONE)
+            pr->d_has_tag |= pr->enc;
+        } else if (!pr->enc && t.rc <= 0 && d.rc <= 0 && pr->iv_state != IV_DONE) {
             pr->failed_final = 1;
+        }
     }
     if (!agree(pr, "final", &t, &d))
         return;
@@ -784,6 +869,8 @@ static void op_set_tag(struct prog *g, struct pair *pr)
         RUN(d, EVP_CIPHER_CTX_set_params(pr->d, p));
     else
         RUN(d, EVP_CIPHER_CTX_ctrl(pr->d, EVP_CTRL_AEAD_SET_TAG, (int)n, (f & 4) ? NULL : tag));
+    if (kind == FUZZ_GCM && d.rc > 0)
+        pr->d_has_tag = 1;
     if (agree(pr, "set tag", &t, &d) && kind == FUZZ_GCMSIV && !pr->enc && t.rc > 0) {
         pr->siv_tag = 1;
         pr->siv_late_tag |= pr->siv_checked;
@@ -893,7 +980,7 @@ static void op_params(struct pair *pr)
             continue;
         if (pt[0].return_size != pd[0].return_size)
             finding("sizes %d and %d", octets[i], (int)pt[0].return_size, (int)pd[0].return_size);
-        if (!pr->random_iv)
+        if (!pr->random_iv && !pr->iv_ahead) /* iv_ahead: see gcm_plain_start */
             same_bytes(octets[i], bt, bd, pt[0].return_size);
     }
     if (kind == FUZZ_CTR) {
@@ -957,10 +1044,13 @@ static void op_iv_fixed(struct prog *g, struct pair *pr)
         return;
     }
     RUN(d, EVP_CIPHER_CTX_ctrl(pr->d, EVP_CTRL_GCM_SET_IV_FIXED, n == 0 ? -1 : (int)n, iv));
+    pr->managed |= t.rc > 0; /* each side's, in step or not */
+    pr->d_managed |= d.rc > 0;
     if (!agree(pr, "iv fixed", &t, &d))
         return;
     pr->iv_state = IV_SET;
-    pr->rekeyed = pr->failed_final = 0;
+    pr->ended = pr->failed_final = 0;
+    pr->iv_ahead &= n != 0 && !pr->enc; /* decrypting, the rest of the IV stays as it was */
     /* The rest of the IV is drawn at random when encrypting, else left as it was. */
     pr->random_iv = n != 0 && (pr->enc || pr->random_iv);
 }
@@ -989,6 +1079,10 @@ static void op_iv_gen(struct prog *g, struct pair *pr)
         return;
     }
     RUN(d, EVP_CIPHER_CTX_ctrl(pr->d, EVP_CTRL_GCM_IV_GEN, n, bd));
+    if (gcm_unmanaged(pr, &t, &d))
+        return;
+    if (kind == FUZZ_GCM)
+        gcm_managed_start(pr);
     if (!agree(pr, "iv gen", &t, &d))
         return;
     if (!pr->random_iv)
@@ -1014,6 +1108,10 @@ static void op_iv_inv(struct prog *g, struct pair *pr)
         return;
     }
     RUN(d, EVP_CIPHER_CTX_ctrl(pr->d, EVP_CTRL_GCM_SET_IV_INV, (int)n, iv));
+    if (gcm_unmanaged(pr, &t, &d))
+        return;
+    if (kind == FUZZ_GCM && n < 8) /* the rest of an advanced invocation field stays */
+        gcm_managed_start(pr);
     if (agree(pr, "iv inv", &t, &d))
         pr->iv_state = IV_USED; /* it starts the record's message */
 }
@@ -1054,13 +1152,22 @@ static void op_tls_record(struct prog *g, struct pair *pr)
     if (kind == FUZZ_CTR && refused_alone(pr, "data", 0, &t)) /* CTR: just data */
         return;
     RUNC(d, EVP_Cipher(pr->d, db, db, (unsigned)n));
+    if (kind == FUZZ_GCM && pr->tls_aad) {
+        pr->d_has_tag = 1;
+        if (gcm_unmanaged(pr, &t, &d))
+            return;
+        if (pr->enc)
+            gcm_managed_start(pr);
+    }
     if (gcm_message_over(pr, &t, &d))
         return;
     if (kind == FUZZ_GCM && !pr->desync) {
-        if (pr->tls_aad) /* a record, whatever its outcome, ends the message */
+        if (pr->tls_aad) { /* a record, whatever its outcome, ends the message */
             pr->iv_state = IV_DONE;
-        else if (t.rc > 0 && d.rc > 0 && pr->iv_state != IV_DONE)
+        } else if (t.rc > 0 && d.rc > 0 && pr->iv_state != IV_DONE) {
+            gcm_plain_start(pr);
             pr->iv_state = IV_USED;
+        }
         pr->tls_aad = 0;
     }
     if (!agree(pr, "tls record", &t, &d)) {
@@ -1101,8 +1208,9 @@ static void op_reset(struct pair *pr)
     RUN(d, EVP_CIPHER_CTX_reset(pr->d));
     pr->desync = 0;
     agree(pr, "reset", &t, &d);
-    pr->random_iv = pr->rekeyed = pr->failed_final = pr->have_key = pr->have_nonce = 0;
+    pr->random_iv = pr->ended = pr->failed_final = pr->have_key = pr->have_nonce = 0;
     pr->has_cipher = pr->tls_aad = pr->random_tag = 0;
+    pr->managed = pr->d_managed = pr->iv_ahead = pr->d_has_tag = 0;
     pr->iv_state = IV_UNINIT;
     pr->enc = 1;
     new_message(pr);

@@ -21,6 +21,8 @@
 /* One per loaded instance (each library context that activates aesfast has its own). */
 typedef struct aesfast_prov {
     const OSSL_CORE_HANDLE *handle;
+    OSSL_LIB_CTX *libctx;         /* a child of the application's library context: its providers,
+                                   * so its random source, for the IVs aesfast draws */
     const aesfast_kernel *kernel; /* the tier every cipher context of this instance uses */
     char selftest[256];           /* the "aesfast-selftest" parameter (provider.c) */
 } aesfast_prov;

@@ -1,5 +1,6 @@
 /*
- * The algorithm parameters every aesfast cipher reports (see cipher.h).
+ * What every aesfast mode shares (see cipher.h): the context's life cycle, the checks of init
+ * and update, parameter matching and the algorithm parameters.
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  */
@@ -20,15 +21,155 @@
 #define OSSL_CIPHER_PARAM_ENCRYPT_THEN_MAC "encrypt-then-mac"
 #endif
 
-int aesfast_cipher_get_params(OSSL_PARAM params[], unsigned int mode, size_t keylen,
-                              size_t ivlen, int aead)
+/* ---- the context -------------------------------------------------------------------------- */
+
+void *aesfast_cipher_newctx(void *provctx, const aesfast_mode *mode, size_t keylen)
+{
+    const aesfast_prov *prov = provctx;
+    const char *name = mode->names[(keylen - 16) / 8];
+    aesfast_cipher_ctx *c = OPENSSL_zalloc(mode->ctx_size);
+
+    if (c == NULL) {
+        AESFAST_RAISE(prov, AESFAST_R_OUT_OF_MEMORY, "%s context of %zu bytes", name,
+                      mode->ctx_size);
+        return NULL;
+    }
+    c->prov = prov;
+    c->kernel = prov->kernel;
+    c->mode = mode;
+    c->name = name;
+    c->keylen = keylen;
+    c->ivlen = mode->ivlen;
+    return c;
+}
+
+void aesfast_cipher_freectx(void *vctx)
+{
+    aesfast_cipher_ctx *c = vctx;
+
+    if (c != NULL)
+        OPENSSL_clear_free(c, c->mode->ctx_size);
+}
+
+/* A copy: aesfast contexts hold no pointers into themselves. */
+void *aesfast_cipher_dupctx(void *vctx)
+{
+    const aesfast_cipher_ctx *c = vctx;
+    void *dup = OPENSSL_malloc(c->mode->ctx_size);
+
+    if (dup == NULL)
+        AESFAST_RAISE(c->prov, AESFAST_R_OUT_OF_MEMORY, "%s context of %zu bytes", c->name,
+                      c->mode->ctx_size);
+    else
+        memcpy(dup, c, c->mode->ctx_size);
+    return dup;
+}
+
+/* ---- the error paths of init, update and parameters -------------------------------------- */
+
+int aesfast_cipher_refuse_lengths(const aesfast_cipher_ctx *c, const aesfast_mode *m,
+                                  const unsigned char *key, size_t keylen, size_t ivlen)
+{
+    if (key != NULL && keylen != c->keylen)
+        AESFAST_RAISE(c->prov, AESFAST_R_INVALID_KEY_LENGTH, "%s takes a %zu-byte key, not %zu",
+                      c->name, c->keylen, keylen);
+    else if (m->ivlen_min == m->ivlen_max)
+        AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH,
+                      "%s takes a %zu-byte IV, not %zu bytes", c->name, m->ivlen_min, ivlen);
+    else
+        AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH,
+                      "%s takes a %zu..%zu-byte IV, not %zu bytes", c->name, m->ivlen_min,
+                      m->ivlen_max, ivlen);
+    return 0;
+}
+
+void aesfast_cipher_set_key(aesfast_cipher_ctx *c, const unsigned char *key)
+{
+    c->kernel->set_key(&c->key, key, c->keylen);
+    c->key_set = 1;
+    aesfast_debug("%s: key setup on kernel %s", c->name, c->kernel->name);
+}
+
+int aesfast_cipher_refuse_buffers(const aesfast_cipher_ctx *c, const uint8_t *out,
+                                  size_t outsize, const uint8_t *in, size_t inl)
+{
+    if (in == NULL && inl > 0)
+        AESFAST_RAISE(c->prov, AESFAST_R_NULL_BUFFER,
+                      "%s: %zu bytes of input from a NULL buffer (the final is a separate call)",
+                      c->name, inl);
+    else if (outsize < inl || out == NULL)
+        AESFAST_RAISE(c->prov, AESFAST_R_OUTPUT_BUFFER_TOO_SMALL,
+                      "%s: %zu bytes in, room for %zu out", c->name, inl,
+                      out == NULL ? 0 : outsize);
+    else
+        AESFAST_RAISE(c->prov, AESFAST_R_PARTIALLY_OVERLAPPING,
+                      "%s: the output of %zu bytes starts %s the input", c->name, inl,
+                      (uintptr_t)out < (uintptr_t)in ? "before" : "inside");
+    return 0;
+}
+
+int aesfast_cipher_refuse_no_tag(const aesfast_cipher_ctx *c, const char *what_when)
+{
+    AESFAST_RAISE(c->prov, AESFAST_R_TAG_NOT_SET, "%s: set the %s", c->name, what_when);
+    return 0;
+}
+
+/* After a hook's result other than OK: 1 to go on to the next parameter, 0 to fail (the error
+ * raised). A known key with a wrong type or value is an error; any other key is ignored, as
+ * OSSL_PARAM(3) asks (EVP and applications send "padding", "keylen" and more to every cipher),
+ * and a setter logs it under AESFAST_DEBUG, so that a misspelt parameter can still be found. */
+int aesfast_cipher_param_go_on(const aesfast_cipher_ctx *c, const OSSL_PARAM *p,
+                               aesfast_param_result r, int get)
+{
+    switch (r) {
+    case AESFAST_PARAM_WRONG_TYPE:
+        AESFAST_RAISE(c->prov, AESFAST_R_BAD_PARAMETER_VALUE,
+                      "%s: cannot %s parameter \"%s\" in the type or size given", c->name,
+                      get ? "return" : "read", p->key);
+        return 0;
+    case AESFAST_PARAM_NOT_MINE:
+        if (!get)
+            aesfast_debug("%s: ignoring parameter \"%s\"", c->name, p->key);
+        return 1;
+    default: /* AESFAST_PARAM_FAILED: raised already */
+        return r == AESFAST_PARAM_OK;
+    }
+}
+
+/* ---- context parameters ------------------------------------------------------------------- */
+
+aesfast_param_result aesfast_param_fixed_size(const aesfast_cipher_ctx *c, const OSSL_PARAM *p,
+                                              aesfast_param id, size_t want)
+{
+    size_t sz;
+
+    if (!OSSL_PARAM_get_size_t(p, &sz))
+        return AESFAST_PARAM_WRONG_TYPE;
+    if (sz == want)
+        return AESFAST_PARAM_OK;
+    AESFAST_RAISE(c->prov, id == AESFAST_P_KEYLEN ? AESFAST_R_INVALID_KEY_LENGTH
+                                                  : AESFAST_R_INVALID_IV_LENGTH,
+                  "%s has a fixed %zu-byte %s, not %zu", c->name, want,
+                  id == AESFAST_P_KEYLEN ? "key" : "IV", sz);
+    return AESFAST_PARAM_FAILED;
+}
+
+aesfast_param_result aesfast_param_set_iv(OSSL_PARAM *p, const uint8_t *iv, size_t len)
+{
+    return aesfast_param_done(OSSL_PARAM_set_octet_string(p, iv, len)
+                              || OSSL_PARAM_set_octet_ptr(p, iv, len));
+}
+
+/* ---- algorithm parameters ----------------------------------------------------------------- */
+
+int aesfast_cipher_get_params(OSSL_PARAM params[], const aesfast_mode *mode, size_t keylen)
 {
     const struct {
         const char *key;
         int value;
     } flags[] = {
-        {OSSL_CIPHER_PARAM_AEAD, aead},
-        {OSSL_CIPHER_PARAM_CUSTOM_IV, aead},
+        {OSSL_CIPHER_PARAM_AEAD, mode->aead},
+        {OSSL_CIPHER_PARAM_CUSTOM_IV, mode->aead},
         {OSSL_CIPHER_PARAM_CTS, 0},
         {OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0},
         {OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0},
@@ -37,13 +178,13 @@ int aesfast_cipher_get_params(OSSL_PARAM params[], unsigned int mode, size_t key
     OSSL_PARAM *p;
 
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL
-        && !OSSL_PARAM_set_uint(p, mode))
+        && !OSSL_PARAM_set_uint(p, mode->evp_mode))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL
         && !OSSL_PARAM_set_size_t(p, keylen))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL
-        && !OSSL_PARAM_set_size_t(p, ivlen))
+        && !OSSL_PARAM_set_size_t(p, mode->ivlen))
         return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL
         && !OSSL_PARAM_set_size_t(p, 1))
@@ -75,22 +216,3 @@ const OSSL_PARAM *aesfast_cipher_gettable_params(void *provctx)
     return params;
 }
 
-void *aesfast_ctx_new(const aesfast_prov *prov, size_t size, const char *name)
-{
-    void *c = OPENSSL_zalloc(size);
-
-    if (c == NULL)
-        AESFAST_RAISE(prov, AESFAST_R_OUT_OF_MEMORY, "%s context of %zu bytes", name, size);
-    return c;
-}
-
-void *aesfast_ctx_dup(const aesfast_prov *prov, const void *ctx, size_t size, const char *name)
-{
-    void *dup = OPENSSL_malloc(size);
-
-    if (dup == NULL)
-        AESFAST_RAISE(prov, AESFAST_R_OUT_OF_MEMORY, "%s context of %zu bytes", name, size);
-    else
-        memcpy(dup, ctx, size);
-    return dup;
-}

@@ -37,35 +37,40 @@
 #ifndef EVP_CIPH_GCM_SIV_MODE /* OpenSSL 3.2+ headers have it; 3.0's and 3.1's do not */
 #define EVP_CIPH_GCM_SIV_MODE 0x10005
 #endif
-#ifndef OSSL_CIPHER_PARAM_SPEED
-#define OSSL_CIPHER_PARAM_SPEED "speed"
-#endif
-
-typedef uint64_t u64x2 __attribute__((vector_size(16)));
 
 #define SIV_NONCE 12
 #define SIV_TAG 16
 #define SIV_MAX ((uint64_t)1 << 36) /* RFC 8452: P_MAX = A_MAX = 2^36 bytes */
 
+/* Where the message is (siv_begin starts one at every init). */
+typedef enum {
+    SIV_NO_NONCE, /* no nonce given yet: nothing can start */
+    SIV_AAD,      /* a message: AAD in any number of updates, then the data */
+    SIV_DONE,     /* its data update ran: sealed, or opened and verified */
+    SIV_FAILED,   /* its data update failed verification (its output and the stream wiped) */
+} siv_phase;
+
+/* What hkey holds (see siv_powers). */
+typedef enum {
+    SIV_POWERS_NONE,    /* nothing of this nonce's (at most hash_init_few's of an earlier one) */
+    SIV_POWERS_OLD_ALL, /* all powers of an earlier nonce: hash_init_few would leave its higher
+                         * powers in place, so the table is wiped before it runs */
+    SIV_POWERS_FEW,     /* hash_init_few's powers of this nonce */
+    SIV_POWERS_ALL,     /* all of this nonce's powers */
+} siv_powers_state;
+
 typedef struct {
-    aesfast_key key;        /* key-generating key; first, for the kernels' alignment */
-    aesfast_key enc_key;    /* this nonce's message-encryption key */
-    aesfast_hash_key hkey;  /* POLYVAL powers of this nonce's message-authentication key */
-    aead_stream st;         /* the message: POLYVAL state, AAD and data lengths */
-    aead_stream after_aad;  /* st as the first data update found it ("speed" repeats from it) */
-    uint8_t auth[16];       /* this nonce's message-authentication key, for siv_powers */
-    const aesfast_prov *prov;
-    const aesfast_kernel *kernel;
-    const char *name;
-    size_t keylen;
+    aesfast_cipher_ctx base; /* first (cipher.h); its key is the key-generating key */
+    aesfast_key enc_key;     /* this nonce's message-encryption key */
+    aesfast_hash_key hkey;   /* POLYVAL powers of this nonce's message-authentication key */
+    aead_stream st;          /* the message: POLYVAL state, AAD and data lengths */
+    aead_stream after_aad;   /* st as the first data update found it ("speed" repeats from it) */
+    uint8_t auth[16];        /* this nonce's message-authentication key, for siv_powers */
     uint8_t nonce[SIV_NONCE];
-    uint8_t tag[SIV_TAG];      /* sealing: the tag made; opening: the tag expected */
-    int enc, key_set, nonce_set;
-    int have_tag;              /* opening: a tag was set */
-    int hkey_powers;           /* what hkey holds for this nonce: 0 nothing yet, 1 hash_init_few's
-                                * powers, 2 all of them (see siv_powers) */
-    int data_done;             /* the message's data update ran */
-    int result;                /* its outcome: sealed, or opened and verified */
+    uint8_t tag[SIV_TAG];    /* TAG_MADE: the tag made; TAG_EXPECTED: the tag to check */
+    siv_phase phase;
+    aead_tag_state tag_state;
+    siv_powers_state powers;
     unsigned int speed;
 } siv_ctx;
 
@@ -77,20 +82,25 @@ typedef struct {
 static void siv_derive(siv_ctx *c)
 {
     static const uint8_t zero[6 * AESFAST_BLOCK];
-    const aesfast_kernel *k = c->kernel;
+    const aesfast_kernel *k = c->base.kernel;
     uint8_t ctr[AESFAST_BLOCK] = {0};
     struct {
         uint8_t ks[6 * AESFAST_BLOCK], enc[40]; /* enc: AES-192's 24 bytes + 16 */
     } t; /* the derived secrets, wiped together */
-    size_t nblocks = 2 + c->keylen / 8;
+    size_t nblocks = 2 + c->base.keylen / 8;
 
-    c->hkey_powers = 0;
+    /* hkey holds nothing of this nonce; a whole table of an earlier one keeps the powers that
+     * hash_init_few does not write until it is wiped (siv_powers). */
+    if (c->powers == SIV_POWERS_ALL && k->gcmsiv.hash_init_few != k->gcmsiv.hash_init)
+        c->powers = SIV_POWERS_OLD_ALL;
+    else if (c->powers != SIV_POWERS_OLD_ALL)
+        c->powers = SIV_POWERS_NONE;
     if (k->gcmsiv_derive != NULL) {
-        k->gcmsiv_derive(&c->key, c->nonce, &c->enc_key, c->auth);
+        k->gcmsiv_derive(&c->base.key, c->nonce, &c->enc_key, c->auth);
         return;
     }
     memcpy(ctr + 4, c->nonce, SIV_NONCE);
-    k->gcmsiv.ctr(&c->key, ctr, zero, t.ks, nblocks);
+    k->gcmsiv.ctr(&c->base.key, ctr, zero, t.ks, nblocks);
     /* Two halves at a time, each key block written whole: the kernels' 16-byte loads of it are
      * then forwarded from one store, where two 8-byte stores would make them wait. */
     for (size_t j = 0; j < nblocks; j += 2) {
@@ -103,7 +113,7 @@ static void siv_derive(siv_ctx *c)
         v = (u64x2){lo, hi};
         memcpy(j == 0 ? c->auth : t.enc + 8 * (j - 2), &v, 16);
     }
-    k->set_key(&c->enc_key, t.enc, c->keylen);
+    k->set_key(&c->enc_key, t.enc, c->base.keylen);
     OPENSSL_cleanse(&t, sizeof(t));
 }
 
@@ -111,39 +121,49 @@ static void siv_derive(siv_ctx *c)
  * Building the table is most of a small message's per-nonce cost, so it waits until the stream
  * hashes something, and then builds only what that needs: calls of fewer than AEAD_PENDING
  * blocks hash through the stream's queue, at most AEAD_PENDING blocks at a time, and
- * hash_init_few's table serves them; a longer call gets the whole table, once per nonce. */
+ * hash_init_few's table serves them; a longer call gets the whole table, once per nonce. The
+ * table is wiped in C before hash_init_few writes over an earlier nonce's whole table, whatever
+ * the tier's layout. */
 static void siv_powers(siv_ctx *c, size_t len)
 {
-    const aesfast_aead_kernel *f = &c->kernel->gcmsiv;
+    const aesfast_aead_kernel *f = &c->base.kernel->gcmsiv;
 
     if (len >= AEAD_PENDING * AESFAST_BLOCK) {
-        if (c->hkey_powers < 2)
+        if (c->powers != SIV_POWERS_ALL)
             f->hash_init(&c->hkey, c->auth);
-        c->hkey_powers = 2;
-    } else if (c->hkey_powers == 0) {
+        c->powers = SIV_POWERS_ALL;
+    } else if (c->powers == SIV_POWERS_NONE || c->powers == SIV_POWERS_OLD_ALL) {
+        if (c->powers == SIV_POWERS_OLD_ALL)
+            OPENSSL_cleanse(&c->hkey, sizeof(c->hkey));
         f->hash_init_few(&c->hkey, c->auth);
-        c->hkey_powers = f->hash_init_few == f->hash_init ? 2 : 1;
+        c->powers = f->hash_init_few == f->hash_init ? SIV_POWERS_ALL : SIV_POWERS_FEW;
     }
 }
 
-/* A new message on the current key and nonce. */
+/* A new message on the current key and nonce (every init starts one): no AAD or data of the
+ * last one carries over, nor the tag it made. A tag set for opening stays, as in OpenSSL (EVP
+ * users and evp_test set it before the init that gives the key and nonce): the data update
+ * checks it, so a stale one only makes the next open fail, its output wiped. */
 static void siv_begin(siv_ctx *c)
 {
     static const uint8_t no_ctr[AESFAST_BLOCK]; /* set from the tag when the data comes */
 
     aesfast_aead_begin(&c->st, no_ctr, CTR32_LE_FIRST);
-    c->data_done = 0;
-    c->result = 0;
+    if (c->phase != SIV_NO_NONCE)
+        c->phase = SIV_AAD;
+    if (c->tag_state == TAG_MADE)
+        c->tag_state = TAG_NONE;
 }
 
 static int siv_ready(siv_ctx *c)
 {
-    if (!c->key_set) {
-        AESFAST_RAISE(c->prov, AESFAST_R_NO_KEY_SET, "%s: set a key first", c->name);
+    if (!c->base.key_set) {
+        AESFAST_RAISE(c->base.prov, AESFAST_R_NO_KEY_SET, "%s: set a key first", c->base.name);
         return 0;
     }
-    if (!c->nonce_set) {
-        AESFAST_RAISE(c->prov, AESFAST_R_NO_IV_SET, "%s: set a 12-byte nonce first", c->name);
+    if (c->phase == SIV_NO_NONCE) {
+        AESFAST_RAISE(c->base.prov, AESFAST_R_NO_IV_SET, "%s: set a 12-byte nonce first",
+                      c->base.name);
         return 0;
     }
     return 1;
@@ -160,12 +180,12 @@ static void siv_tag(siv_ctx *c, uint8_t tag[SIV_TAG])
         lens[i] = (uint8_t)(bits[0] >> (8 * i));
         lens[8 + i] = (uint8_t)(bits[1] >> (8 * i));
     }
-    aesfast_aead_finish(&c->st, &c->kernel->gcmsiv, &c->hkey, lens);
+    aesfast_aead_finish(&c->st, &c->base.kernel->gcmsiv, &c->hkey, lens);
     memcpy(s, c->st.acc, AESFAST_BLOCK);
     for (int i = 0; i < SIV_NONCE; i++)
         s[i] ^= c->nonce[i];
     s[15] &= 0x7f;
-    c->kernel->encrypt_block(&c->enc_key, s, tag);
+    c->base.kernel->encrypt_block(&c->enc_key, s, tag);
     OPENSSL_cleanse(s, sizeof(s));
 }
 
@@ -173,30 +193,58 @@ static void siv_tag(siv_ctx *c, uint8_t tag[SIV_TAG])
 static void siv_ctr(siv_ctx *c, const uint8_t tag[SIV_TAG], const uint8_t *in, uint8_t *out,
                     size_t len)
 {
+    const aesfast_kernel *k = c->base.kernel;
     uint8_t ctr[AESFAST_BLOCK];
     size_t nblocks = len / AESFAST_BLOCK;
 
     memcpy(ctr, tag, AESFAST_BLOCK);
     ctr[15] |= 0x80;
-    c->kernel->gcmsiv.ctr(&c->enc_key, ctr, in, out, nblocks);
+    k->gcmsiv.ctr(&c->enc_key, ctr, in, out, nblocks);
     if (len % AESFAST_BLOCK != 0) {
         keystream ks;
 
         aesfast_ctr32_add(ctr, CTR32_LE_FIRST, (uint32_t)nblocks);
-        ks_tail(&ks, c->kernel, &c->enc_key, ctr, in + len - len % AESFAST_BLOCK,
+        ks_tail(&ks, k, &c->enc_key, ctr, in + len - len % AESFAST_BLOCK,
                 out + len - len % AESFAST_BLOCK, len % AESFAST_BLOCK);
         OPENSSL_cleanse(&ks, sizeof(ks));
     }
 }
 
+/* Opening: CTR and POLYVAL in one pass, then the tag check. On a mismatch nothing of the
+ * plaintext stays: not the output, nor the blocks the stream queued for the hash, its partial
+ * block or its keystream. */
+static int siv_open(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
+{
+    const aesfast_kernel *k = c->base.kernel;
+    uint8_t want[SIV_TAG];
+    int ok;
+
+    memcpy(c->st.ctr, c->tag, AESFAST_BLOCK);
+    c->st.ctr[15] |= 0x80;
+    if (len > 0)
+        aesfast_aead_crypt(&c->st, k, &k->gcmsiv, &c->enc_key, &c->hkey, in, out, len, 1);
+    siv_tag(c, want);
+    ok = CRYPTO_memcmp(want, c->tag, SIV_TAG) == 0;
+    OPENSSL_cleanse(want, sizeof(want));
+    c->phase = ok ? SIV_DONE : SIV_FAILED;
+    if (!ok) {
+        if (len > 0)
+            OPENSSL_cleanse(out, len); /* no plaintext of a forged message leaves */
+        aesfast_aead_wipe(&c->st);
+        AESFAST_RAISE(c->base.prov, AESFAST_R_TAG_MISMATCH, "%s: tag verification failed",
+                      c->base.name);
+    }
+    return ok;
+}
+
 /* The message's data, whole: seal (POLYVAL, then CTR) or open (CTR + POLYVAL, then verify). */
 static int siv_data(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
 {
-    if (c->data_done) {
+    if (c->phase != SIV_AAD) {
         if (!c->speed) {
-            AESFAST_RAISE(c->prov, AESFAST_R_ONE_DATA_UPDATE,
+            AESFAST_RAISE(c->base.prov, AESFAST_R_ONE_DATA_UPDATE,
                           "%s: the data of a message comes in one update; re-init for the next "
-                          "message", c->name);
+                          "message", c->base.name);
             return 0;
         }
         c->st = c->after_aad; /* "speed": another whole message under the same nonce and AAD */
@@ -204,164 +252,67 @@ static int siv_data(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
         c->after_aad = c->st; /* always: "speed" may be set after this update, as in OpenSSL */
     }
     if (len > SIV_MAX) {
-        AESFAST_RAISE(c->prov, AESFAST_R_MESSAGE_TOO_LONG, "%s: more than 2^36 bytes of data",
-                      c->name);
+        AESFAST_RAISE(c->base.prov, AESFAST_R_MESSAGE_TOO_LONG,
+                      "%s: more than 2^36 bytes of data", c->base.name);
         return 0;
     }
-    if (!c->enc && !c->have_tag) {
-        AESFAST_RAISE(c->prov, AESFAST_R_TAG_NOT_SET, "%s: set the tag before the data: it is "
-                      "the initial counter", c->name);
+    if (!aesfast_cipher_need_tag(&c->base, c->tag_state == TAG_EXPECTED,
+                                 "tag before the data: it is the initial counter"))
         return 0;
-    }
-    c->data_done = 1;
-    c->result = 0;
     siv_powers(c, len);
-    if (c->enc) {
-        aesfast_aead_hash_only(&c->st, &c->kernel->gcmsiv, &c->hkey, in, len);
-        siv_tag(c, c->tag);
-        c->have_tag = 0; /* c->tag is now this message's tag, not one to check */
-        siv_ctr(c, c->tag, in, out, len); /* after the hash: in may be out */
-        c->result = 1;
-        return 1;
-    }
-
-    uint8_t want[SIV_TAG];
-    memcpy(c->st.ctr, c->tag, AESFAST_BLOCK);
-    c->st.ctr[15] |= 0x80;
-    if (len > 0)
-        aesfast_aead_crypt(&c->st, c->kernel, &c->kernel->gcmsiv, &c->enc_key, &c->hkey, in, out,
-                           len, 1);
-    siv_tag(c, want);
-    c->result = CRYPTO_memcmp(want, c->tag, SIV_TAG) == 0;
-    OPENSSL_cleanse(want, sizeof(want));
-    if (!c->result) {
-        if (len > 0)
-            OPENSSL_cleanse(out, len); /* no plaintext of a forged message leaves */
-        AESFAST_RAISE(c->prov, AESFAST_R_TAG_MISMATCH, "%s: tag verification failed", c->name);
-        return 0;
-    }
+    if (!c->base.enc)
+        return siv_open(c, out, in, len);
+    aesfast_aead_hash_only(&c->st, &c->base.kernel->gcmsiv, &c->hkey, in, len);
+    siv_tag(c, c->tag);
+    c->tag_state = TAG_MADE;
+    siv_ctr(c, c->tag, in, out, len); /* after the hash: in may be out */
+    c->phase = SIV_DONE;
     return 1;
 }
 
 /* ---- the provider interface ------------------------------------------------------------- */
 
-static void *gcmsiv_newctx(void *provctx, size_t keylen)
+/* Every init starts a new message (siv_begin); a new key or nonce derives the nonce's keys. */
+AESFAST_HOOK void gcmsiv_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv, size_t ivlen)
 {
-    static const char *const names[] = {"AES-128-GCM-SIV", "AES-192-GCM-SIV", "AES-256-GCM-SIV"};
-    const char *name = names[(keylen - 16) / 8];
-    siv_ctx *c = aesfast_ctx_new(provctx, sizeof(*c), name);
+    siv_ctx *c = (siv_ctx *)b;
 
-    if (c == NULL)
-        return NULL;
-    c->prov = provctx;
-    c->kernel = c->prov->kernel;
-    c->name = name;
-    c->keylen = keylen;
-    return c;
-}
-
-static void gcmsiv_freectx(void *vctx)
-{
-    OPENSSL_clear_free(vctx, sizeof(siv_ctx));
-}
-
-static void *gcmsiv_dupctx(void *vctx)
-{
-    const siv_ctx *c = vctx;
-
-    return aesfast_ctx_dup(c->prov, c, sizeof(*c), c->name);
-}
-
-static int gcmsiv_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
-
-static int gcmsiv_init(void *vctx, const unsigned char *key, size_t keylen,
-                    const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[], int enc)
-{
-    siv_ctx *c = vctx;
-
-    if (key != NULL && keylen != c->keylen) {
-        AESFAST_RAISE(c->prov, AESFAST_R_INVALID_KEY_LENGTH, "%s takes a %zu-byte key, not %zu",
-                      c->name, c->keylen, keylen);
-        return 0;
-    }
-    if (iv != NULL && ivlen != SIV_NONCE) {
-        AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH,
-                      "%s takes a 12-byte nonce, not %zu bytes", c->name, ivlen);
-        return 0;
-    }
-    c->enc = enc;
-    if (key != NULL) {
-        c->kernel->set_key(&c->key, key, keylen);
-        c->key_set = 1;
-        aesfast_debug("%s: key setup on kernel %s", c->name, c->kernel->name);
-    }
+    (void)ivlen;
     if (iv != NULL) {
         memcpy(c->nonce, iv, SIV_NONCE);
-        c->nonce_set = 1;
+        c->phase = SIV_AAD;
     }
-    if (c->key_set && c->nonce_set && (key != NULL || iv != NULL))
+    if (b->key_set && c->phase != SIV_NO_NONCE && (new_key || iv != NULL))
         siv_derive(c);
-    /* Every init starts a new message: no AAD or data of the last one carries over. A tag set
-     * for opening stays, as in OpenSSL (EVP users and evp_test set it before the init that
-     * gives the key and nonce); a stale one only makes the next open fail, wiped. */
     siv_begin(c);
-    return gcmsiv_set_ctx_params(c, params);
-}
-
-static int gcmsiv_einit(void *vctx, const unsigned char *key, size_t keylen,
-                     const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
-{
-    return gcmsiv_init(vctx, key, keylen, iv, ivlen, params, 1);
-}
-
-static int gcmsiv_dinit(void *vctx, const unsigned char *key, size_t keylen,
-                     const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
-{
-    return gcmsiv_init(vctx, key, keylen, iv, ivlen, params, 0);
 }
 
 /* update and EVP_Cipher: AAD when out is NULL, else the message's data. */
 static int gcmsiv_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-                      const unsigned char *in, size_t inl)
+                         const unsigned char *in, size_t inl)
 {
     siv_ctx *c = vctx;
+    aesfast_cipher_ctx *b = &c->base;
 
-    if (outsize < inl) {
-        AESFAST_RAISE(c->prov, AESFAST_R_OUTPUT_BUFFER_TOO_SMALL,
-                      "%s: %zu bytes in, room for %zu out", c->name, inl, outsize);
+    if (!aesfast_cipher_buffers_ok(b, 1, out, outsize, in, inl) || !siv_ready(c))
         return 0;
-    }
-    if (in == NULL && inl > 0) {
-        AESFAST_RAISE(c->prov, AESFAST_R_OUTPUT_BUFFER_TOO_SMALL,
-                      "%s: %zu bytes of input from a NULL buffer", c->name, inl);
-        return 0;
-    }
     if (in == NULL) /* 0 bytes: memcpy and pointer arithmetic want a real pointer (UBSan) */
         in = (const unsigned char *)"";
-    if (!siv_ready(c))
-        return 0;
     if (out == NULL) {
-        if (c->data_done || c->st.in_data) {
-            AESFAST_RAISE(c->prov, AESFAST_R_AAD_AFTER_DATA, "%s: AAD after the data", c->name);
+        if (c->phase != SIV_AAD || c->st.in_data) {
+            AESFAST_RAISE(b->prov, AESFAST_R_AAD_AFTER_DATA, "%s: AAD after the data", b->name);
             return 0;
         }
         if (inl > SIV_MAX - c->st.aadlen) {
-            AESFAST_RAISE(c->prov, AESFAST_R_MESSAGE_TOO_LONG, "%s: more than 2^36 bytes of AAD",
-                          c->name);
+            AESFAST_RAISE(b->prov, AESFAST_R_MESSAGE_TOO_LONG,
+                          "%s: more than 2^36 bytes of AAD", b->name);
             return 0;
         }
-        if (aesfast_aead_aad_hashes(&c->st, inl)) /* most AAD is only queued: no powers needed yet */
+        if (aesfast_aead_aad_hashes(&c->st, inl)) /* most AAD is only queued: no powers yet */
             siv_powers(c, inl);
-        aesfast_aead_aad(&c->st, &c->kernel->gcmsiv, &c->hkey, in, inl);
-    } else {
-        uintptr_t o = (uintptr_t)out, i = (uintptr_t)in;
-        if (inl > 0 && o != i && o < i + inl && i < o + inl) {
-            AESFAST_RAISE(c->prov, AESFAST_R_PARTIALLY_OVERLAPPING, "out=%p in=%p len=%zu",
-                          (void *)out, (const void *)in, inl);
-            return 0;
-        }
-        if (!siv_data(c, out, in, inl))
-            return 0;
+        aesfast_aead_aad(&c->st, &b->kernel->gcmsiv, &c->hkey, in, inl);
+    } else if (!siv_data(c, out, in, inl)) {
+        return 0;
     }
     *outl = inl;
     return 1;
@@ -377,18 +328,20 @@ static int gcmsiv_final(void *vctx, unsigned char *out, size_t *outl, size_t out
     *outl = 0;
     if (!siv_ready(c))
         return 0;
-    if (!c->data_done) /* a message without data: seal or open the empty plaintext */
+    switch (c->phase) {
+    case SIV_AAD: /* a message without data: seal or open the empty plaintext */
         return siv_data(c, none, none, 0);
-    if (!c->result) {
-        AESFAST_RAISE(c->prov, AESFAST_R_TAG_MISMATCH, "%s: the message failed verification",
-                      c->name);
+    case SIV_FAILED:
+        AESFAST_RAISE(c->base.prov, AESFAST_R_TAG_MISMATCH,
+                      "%s: the message failed verification", c->base.name);
         return 0;
+    default:
+        return 1;
     }
-    return 1;
 }
 
 static int gcmsiv_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-                      const unsigned char *in, size_t inl)
+                         const unsigned char *in, size_t inl)
 {
     if (in == NULL)
         return gcmsiv_final(vctx, out, outl, outsize);
@@ -397,141 +350,75 @@ static int gcmsiv_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 
 /* ---- parameters ------------------------------------------------------------------------- */
 
-static int gcmsiv_get_params(OSSL_PARAM params[], size_t keylen)
+AESFAST_HOOK aesfast_param_result gcmsiv_get(aesfast_cipher_ctx *b, OSSL_PARAM *p, aesfast_param id)
 {
-    return aesfast_cipher_get_params(params, EVP_CIPH_GCM_SIV_MODE, keylen, SIV_NONCE, 1);
-}
+    siv_ctx *c = (siv_ctx *)b;
 
-/* strcmp, after a first-letter check: the per-message path reads "ivlen" and "tag" on every
- * message (see gcm.c's param_id). */
-static int is(const char *key, const char *name)
-{
-    return key[0] == name[0] && strcmp(key, name) == 0;
-}
-
-static int gcmsiv_get_ctx_params(void *vctx, OSSL_PARAM params[])
-{
-    siv_ctx *c = vctx;
-
-    for (OSSL_PARAM *p = params; p != NULL && p->key != NULL; p++) {
-        int ok = 1;
-
-        if (is(p->key, OSSL_CIPHER_PARAM_AEAD_TAG)) {
-            if (!c->enc || !c->data_done || !c->result || p->data_size != SIV_TAG) {
-                AESFAST_RAISE(c->prov, AESFAST_R_INVALID_TAG,
-                              "%s: the 16-byte tag (asked %zu) is read after sealing", c->name,
-                              p->data_size);
-                return 0;
-            }
-            ok = OSSL_PARAM_set_octet_string(p, c->tag, SIV_TAG);
-        } else if (is(p->key, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) {
-            ok = OSSL_PARAM_set_size_t(p, SIV_TAG);
-        } else if (is(p->key, OSSL_CIPHER_PARAM_KEYLEN)) {
-            ok = OSSL_PARAM_set_size_t(p, c->keylen);
-        } else if (is(p->key, OSSL_CIPHER_PARAM_IVLEN)) {
-            ok = OSSL_PARAM_set_size_t(p, SIV_NONCE);
-        } /* anything else: not ours to answer (OSSL_PARAM(3)) */
-        if (!ok) {
-            AESFAST_RAISE(c->prov, AESFAST_R_BAD_PARAMETER_VALUE,
-                          "%s: cannot return parameter \"%s\" in the type or size given",
-                          c->name, p->key);
-            return 0;
-        }
+    if (id == AESFAST_P_TAGLEN)
+        return aesfast_param_done(OSSL_PARAM_set_size_t(p, SIV_TAG));
+    if (id != AESFAST_P_TAG)
+        return AESFAST_PARAM_NOT_MINE;
+    if (c->tag_state != TAG_MADE || p->data_size != SIV_TAG) {
+        AESFAST_RAISE(b->prov, AESFAST_R_INVALID_TAG,
+                      "%s: the 16-byte tag (asked %zu) is read after sealing", b->name,
+                      p->data_size);
+        return AESFAST_PARAM_FAILED;
     }
-    return 1;
-}
-
-static const OSSL_PARAM *gcmsiv_gettable_ctx_params(void *cctx, void *provctx)
-{
-    static const OSSL_PARAM params[] = {
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
-        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
-        OSSL_PARAM_END,
-    };
-
-    (void)cctx;
-    (void)provctx;
-    return params;
+    return aesfast_param_done(OSSL_PARAM_set_octet_string(p, c->tag, SIV_TAG));
 }
 
 /* Settable as in the default provider: "tag" (16 bytes; kept only for opening), "speed", and
- * "keylen" at its one valid value; also "ivlen", at 12 only. Other keys are ignored
- * (OSSL_PARAM(3)) and logged. */
-static int gcmsiv_set_ctx_params(void *vctx, const OSSL_PARAM params[])
+ * "keylen" at its one valid value; also "ivlen", at 12 only: an application asking for another
+ * nonce length gets an error, not a silent 12 (OpenSSL ignores the parameter). */
+AESFAST_HOOK aesfast_param_result gcmsiv_set(aesfast_cipher_ctx *b, const OSSL_PARAM *p,
+                                            aesfast_param id)
 {
-    siv_ctx *c = vctx;
+    siv_ctx *c = (siv_ctx *)b;
+    unsigned int u;
 
-    for (const OSSL_PARAM *p = params; p != NULL && p->key != NULL; p++) {
-        if (is(p->key, OSSL_CIPHER_PARAM_AEAD_TAG)) {
-            /* Sealing makes its own tag: a tag (or, with no data, a tag length) given then is
-             * checked for its length and otherwise ignored, as in OpenSSL. */
-            if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data_size != SIV_TAG
-                || (!c->enc && p->data == NULL)) {
-                AESFAST_RAISE(c->prov, AESFAST_R_INVALID_TAG_LENGTH,
-                              "%s: the tag is a 16-byte octet string (given %zu bytes)",
-                              c->name, p->data_size);
-                return 0;
-            }
-            if (!c->enc) {
-                memcpy(c->tag, p->data, SIV_TAG);
-                c->have_tag = 1;
-            }
-        } else if (is(p->key, OSSL_CIPHER_PARAM_SPEED)) {
-            unsigned int u;
-
-            if (!OSSL_PARAM_get_uint(p, &u)) {
-                AESFAST_RAISE(c->prov, AESFAST_R_BAD_PARAMETER_VALUE, "%s: cannot read \"%s\"",
-                              c->name, p->key);
-                return 0;
-            }
-            c->speed = u != 0;
-        } else if (is(p->key, OSSL_CIPHER_PARAM_AEAD_IVLEN)) {
-            size_t sz;
-
-            /* Only 12: an application asking for another nonce length gets an error, not a
-             * silent 12 (OpenSSL ignores the parameter). */
-            if (!OSSL_PARAM_get_size_t(p, &sz) || sz != SIV_NONCE) {
-                AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH,
-                              "%s takes a 12-byte nonce only", c->name);
-                return 0;
-            }
-        } else if (is(p->key, OSSL_CIPHER_PARAM_KEYLEN)) {
-            size_t sz;
-
-            if (!OSSL_PARAM_get_size_t(p, &sz)) {
-                AESFAST_RAISE(c->prov, AESFAST_R_BAD_PARAMETER_VALUE, "%s: cannot read \"%s\"",
-                              c->name, p->key);
-                return 0;
-            }
-            if (sz != c->keylen) {
-                AESFAST_RAISE(c->prov, AESFAST_R_INVALID_KEY_LENGTH,
-                              "%s has a fixed %zu-byte key, not %zu", c->name, c->keylen, sz);
-                return 0;
-            }
-        } else {
-            aesfast_debug("%s: ignoring parameter \"%s\"", c->name, p->key);
+    switch (id) {
+    case AESFAST_P_TAG:
+        /* Sealing makes its own tag: a tag (or, with no data, a tag length) given then is
+         * checked for its length and otherwise ignored, as in OpenSSL. */
+        if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data_size != SIV_TAG
+            || (!b->enc && p->data == NULL)) {
+            AESFAST_RAISE(b->prov, AESFAST_R_INVALID_TAG_LENGTH,
+                          "%s: the tag is a 16-byte octet string (given %zu bytes)", b->name,
+                          p->data_size);
+            return AESFAST_PARAM_FAILED;
         }
+        if (!b->enc) {
+            memcpy(c->tag, p->data, SIV_TAG);
+            c->tag_state = TAG_EXPECTED;
+        }
+        return AESFAST_PARAM_OK;
+    case AESFAST_P_SPEED:
+        if (!OSSL_PARAM_get_uint(p, &u))
+            return AESFAST_PARAM_WRONG_TYPE;
+        c->speed = u != 0;
+        return AESFAST_PARAM_OK;
+    case AESFAST_P_IVLEN:
+        return aesfast_param_fixed_size(b, p, id, SIV_NONCE);
+    case AESFAST_P_KEYLEN:
+        return aesfast_param_fixed_size(b, p, id, b->keylen);
+    default:
+        return AESFAST_PARAM_NOT_MINE;
     }
-    return 1;
 }
 
-static const OSSL_PARAM *gcmsiv_settable_ctx_params(void *cctx, void *provctx)
-{
-    static const OSSL_PARAM params[] = {
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-        OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, NULL),
-        OSSL_PARAM_uint(OSSL_CIPHER_PARAM_SPEED, NULL),
-        OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
-        OSSL_PARAM_END,
-    };
+static const OSSL_PARAM gcmsiv_gettable[] = {
+    AESFAST_GETTABLE_LENGTHS,
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_END,
+};
 
-    (void)cctx;
-    (void)provctx;
-    return params;
-}
+static const OSSL_PARAM gcmsiv_settable[] = {
+    AESFAST_SETTABLE_FIXED_LENGTHS,
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_SPEED, NULL),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, NULL, 0),
+    OSSL_PARAM_END,
+};
 
-AESFAST_CIPHER_TABLE(gcmsiv, 128);
-AESFAST_CIPHER_TABLE(gcmsiv, 192);
-AESFAST_CIPHER_TABLE(gcmsiv, 256);
+AESFAST_CIPHER(gcmsiv, siv_ctx, "GCM-SIV", EVP_CIPH_GCM_SIV_MODE, 1, SIV_NONCE, SIV_NONCE,
+               SIV_NONCE);

@@ -12,6 +12,7 @@
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/params.h>
+#include <openssl/rand.h>
 
 #include "aesfast.h"
 #include "aesfast_provider.h"
@@ -102,7 +103,10 @@ static const OSSL_ALGORITHM *query_operation(void *provctx, int operation_id, in
 
 static void teardown(void *provctx)
 {
-    OPENSSL_free(provctx);
+    aesfast_prov *prov = provctx;
+
+    OSSL_LIB_CTX_free(prov->libctx);
+    OPENSSL_free(prov);
 }
 
 static const OSSL_DISPATCH provider_functions[] = {
@@ -259,6 +263,19 @@ int aesfast_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *i
     if ((prov = OPENSSL_zalloc(sizeof(*prov))) == NULL) {
         aesfast_raise_handle(handle, OPENSSL_FILE, OPENSSL_LINE, OPENSSL_FUNC,
                              AESFAST_R_OUT_OF_MEMORY, "provider context");
+        return 0;
+    }
+    /* The application's library context, followed as a child: random IVs come from the random
+     * source its providers give it (RAND_bytes_ex), not from the process's default context.
+     * Its generator must not run on aesfast's own AES-CTR: the generator lives until aesfast's
+     * teardown frees the child, and a cipher of aesfast's in it would hold aesfast, whose
+     * teardown would then never come (OpenSSL 3.0 keeps it so at exit; a leak). */
+    if ((prov->libctx = OSSL_LIB_CTX_new_child(handle, in)) == NULL
+        || !RAND_set_DRBG_type(prov->libctx, NULL, "provider!=aesfast", NULL, NULL)) {
+        aesfast_raise_handle(handle, OPENSSL_FILE, OPENSSL_LINE, OPENSSL_FUNC,
+                             AESFAST_R_OUT_OF_MEMORY, "a child library context");
+        OSSL_LIB_CTX_free(prov->libctx);
+        OPENSSL_free(prov);
         return 0;
     }
     prov->handle = handle;

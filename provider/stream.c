@@ -15,14 +15,7 @@
 
 #include "stream.h"
 
-/*
- * The counter block is read and written whole, with one 16-byte load and one 16-byte store: the
- * kernel's next 16-byte load of it is then forwarded from the store buffer. After narrower
- * stores it would have to wait for them to retire, which serializes back-to-back small updates
- * (see ctr.c's ctr_add).
- */
-typedef uint32_t u32x4 __attribute__((vector_size(16)));
-
+/* The counter block is read and written whole (u32x4: see stream.h). */
 static uint32_t bswap32_if_le(uint32_t v)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -187,11 +180,11 @@ void aesfast_aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfas
         if (!hash_out)
             push(s, f, hkey, in, nblocks); /* a copy: out may be in */
         if (nblocks == 1) { /* the single-block kernel has the least to set up */
-            uint8_t ks[AESFAST_BLOCK];
-
-            kern->encrypt_block(key, s->ctr, ks);
+            /* Its keystream goes where a tail's would (ks.num is 0 here: no leftover), which
+             * the message's end wipes: none is left on the stack. */
+            kern->encrypt_block(key, s->ctr, s->ks.ks);
             for (int i = 0; i < AESFAST_BLOCK; i++)
-                out[i] = in[i] ^ ks[i];
+                out[i] = in[i] ^ s->ks.ks[i];
         } else {
             f->ctr(key, s->ctr, in, out, nblocks);
         }

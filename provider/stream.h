@@ -24,6 +24,22 @@
 
 #include "aesfast_kernel.h"
 
+/* Blocks the kernels load next are written with one 16-byte store, so that the load is
+ * forwarded from the store buffer (after narrower stores it would wait for them to retire, which
+ * serializes back-to-back small updates behind each other's AES latency). */
+typedef uint32_t u32x4 __attribute__((vector_size(16)));
+typedef uint64_t u64x2 __attribute__((vector_size(16)));
+
+/* Big-endian <-> host order of a 64-bit word (an involution either way). */
+static inline uint64_t aesfast_be64(uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return __builtin_bswap64(v);
+#else
+    return v;
+#endif
+}
+
 /* Keystream of a partial block. num is 0..15; 0 means no leftover. */
 typedef struct keystream {
     uint8_t ks[AESFAST_BLOCK];
@@ -53,6 +69,13 @@ static inline void ks_tail(keystream *k, const aesfast_kernel *kern, const aesfa
         out[i] = in[i] ^ k->ks[i];
     k->num = (unsigned int)len;
 }
+
+/* An AEAD message's tag, as far as the context holds one. */
+typedef enum {
+    TAG_NONE,     /* none: nothing to check, nothing to read */
+    TAG_EXPECTED, /* opening: the tag to check, set by the application */
+    TAG_MADE,     /* sealing: the tag of the message just finished, for the application to read */
+} aead_tag_state;
 
 /* How a mode's 32-bit block counter sits in the counter block. */
 typedef enum {

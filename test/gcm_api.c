@@ -67,6 +67,13 @@ static OSSL_PROVIDER *pdef, *ptest;
  * GCM state, IV included, while its IV state stays "in use"; so it goes on from an all-zero
  * counter block, with an all-zero tag mask at final. aesfast refuses until a new IV is set. */
 #define D_REKEY_MID_MESSAGE "iv already used"
+/* An init in the middle of a message, even one that gives neither key nor IV: default's init
+ * only sets the direction and carries on with the message (its keystream included, if the
+ * direction switched); aesfast's ends the message, and a new IV is needed (test/gcm_state.c). */
+#define D_INIT_ENDS_MESSAGE "iv already used"
+/* The tag of an earlier message, read after a new one began: default returns whatever its tag
+ * buffer holds; aesfast gives a tag only after the encrypt final of the current message. */
+#define D_TAG_OF_EARLIER_MESSAGE "invalid tag"
 /* Going on after a decrypt final that failed tag verification: default finishes the IV only on
  * a successful final, so after a failed one it takes more data (and a re-key without an IV,
  * above) under the same IV; aesfast finishes the message either way. */
@@ -705,8 +712,10 @@ static void t_reinit(int ki)
         }
         init2("reinit (NULL, key, iv)", r, t, ki, enc, key, iv, 0);
         data2("19 bytes", r, t, msg, 19, 0);
-        if (init2("reinit (NULL, NULL, NULL) mid-message", r, t, ki, enc, NULL, NULL, 0))
+        if (init2("reinit (NULL, NULL, NULL) mid-message", r, t, ki, enc, NULL, NULL, 0)) {
+            deliberate = D_INIT_ENDS_MESSAGE;
             message2("after empty reinit mid-message", r, t, enc, aad, 0, msg, 40, tag);
+        }
         /* Switching direction on the same context. */
         if (init2("reinit to the other direction", r, t, ki, !enc, key, iv, 0))
             message2("other direction", r, t, !enc, aad, 13, msg, 37, tag);
@@ -752,6 +761,7 @@ static void t_tag(int ki)
         /* Next message with a new IV: the tag of the last one is not readable mid-message. */
         if (init2("reinit new IV", r, t, ki, 1, NULL, tag + 20, 0)) {
             data2("data", r, t, msg, 10, 0);
+            deliberate = D_TAG_OF_EARLIER_MESSAGE;
             gettag2("get tag mid-message, after an earlier final", r, t, 16, NULL);
         }
     }

@@ -288,7 +288,8 @@ def main():
         for v in sorted(set(re.findall(r'getenv\("(\w+)"\)', s))):
             check(v in env_tags, f"ENVIRONMENT: {v} ({os.path.basename(p)})")
 
-    d = defines(c_files + [os.path.join(incdir, "openssl", "core_names.h")])
+    h_files = sorted(glob.glob(os.path.join(src, "provider", "*.h")))
+    d = defines(c_files + h_files + [os.path.join(incdir, "openssl", "core_names.h")])
     prov_c = code[os.path.join(src, "provider", "provider.c")]
     cnf_tags = {t.split(" = ")[0] for t in tags.get(("CONFIGURATION", None), [])}
     m = re.search(r"core_get_params != NULL\)(.*?)OSSL_PARAM_END", prov_c, re.S)
@@ -302,8 +303,9 @@ def main():
         if sh == "PARAMETERS":
             param_names.update(t.split(" ")[0] for t in ts)
     used = set()
-    for p in c_files:
-        used.update(re.findall(r"\b(OSSL_(?:CIPHER|PROV)_PARAM_\w+)\b", code[p]))
+    for p in c_files + h_files:  # the parameter names the provider's code knows
+        used.update(re.findall(r"\b(OSSL_(?:CIPHER|PROV)_PARAM_\w+)\b",
+                               code[p] if p in code else open(p, encoding="utf-8").read()))
     for macro in sorted(used):
         name = resolve(macro, d)
         check(name is not None and name in param_names, f"PARAMETERS: {name} ({macro})")

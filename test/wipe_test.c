@@ -30,6 +30,14 @@
  * copied again; one of the two is re-keyed in place with key 2 and a new IV, takes AAD and data;
  * the other finishes its message; both are freed.
  *
+ * Three checks look at memory that is still in use, where nothing may remain either: after a
+ * GCM-SIV open that failed verification, every live heap block is scanned for the plaintext it
+ * decrypted (the blocks the stream queued for the hash, its partial block) and the keystream of
+ * that partial block; after GCM-SIV moves from a nonce that used the whole table of powers to
+ * one that needs few, for the old nonce's powers that the short table does not overwrite (on
+ * tiers whose short table is shorter); and after a one-block GCM update, the stack below the
+ * caller (the frames the provider's calls used) for that block's keystream.
+ *
  * The hooks are checked too: a planted pattern in an OPENSSL_malloc'd block is found on free and
  * on a moving realloc, and freeing each provider context must pass a block at least as large as
  * an aesfast_key through the hooks (otherwise the scan proved nothing).
@@ -162,6 +170,52 @@ static void add_windows(const unsigned char *t1, const unsigned char *t2, size_t
         }
     }
 }
+
+/* Reports the pattern hits in n bytes at p (a block, or the stack); returns 1 if any. */
+static int holds_pattern(const void *p, size_t n, const char *how)
+{
+    int hit = 0;
+
+    for (int k = 0; k < npatterns; k++) {
+        const unsigned char *at = memmem(p, n, patterns[k], 16);
+
+        if (at != NULL) {
+            printf("wipe_test: %s holds %s at offset %zu\n", how, pattern_names[k],
+                   (size_t)(at - (const unsigned char *)p));
+            hit = 1;
+        }
+    }
+    return hit;
+}
+
+/* The live heap blocks (every allocation not yet freed) that hold a pattern. */
+static int live_blocks_holding_patterns(void)
+{
+    int blocks = 0;
+
+    for (size_t i = 0; i < TABLE_SIZE; i++)
+        if (table[i].p != NULL)
+            blocks += holds_pattern(table[i].p, table[i].n, "a live heap block");
+    return blocks;
+}
+
+/* The stack below the caller's frame, where the calls it just made had theirs: read through a
+ * frame of this function's own that spans it (its probe is never written: what it reads is
+ * what those calls left). */
+#define DEAD_STACK 65536
+static unsigned char dead_stack[DEAD_STACK];
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+__attribute__((noinline)) static int dead_stack_holds_pattern(void)
+{
+    volatile unsigned char probe[DEAD_STACK];
+
+    for (size_t i = 0; i < DEAD_STACK; i++)
+        dead_stack[i] = probe[i];
+    return holds_pattern(dead_stack, DEAD_STACK, "the stack below the caller");
+}
+#pragma GCC diagnostic pop
 
 /* Scans a block about to be released; reports and counts it if it holds a key pattern. */
 static void scan(const void *p, size_t n, const char *how, const char *file, int line)
@@ -540,6 +594,138 @@ static void run_key_sizes(const struct aead_mode *m, const aesfast_kernel *k,
     }
 }
 
+/* ---- Memory in use ------------------------------------------------------------------------ */
+
+/* After a GCM-SIV open that failed verification (a flipped AAD bit: the tag, and so the counter,
+ * are right, and the decrypted plaintext is the message): nothing of that plaintext, nor the
+ * keystream of its partial block, in any live heap block. 5 whole blocks and a 13-byte tail:
+ * under AEAD_PENDING blocks, so the stream queues the plaintext blocks for the hash. */
+static void siv_failed_open(const EVP_CIPHER *cipher, const aesfast_kernel *k, int bits)
+{
+    enum { LEN = 5 * 16 + 13 };
+    static siv_secrets g; /* static storage, never a heap block */
+    unsigned char key[32], nonce[12], aad[16], msg[LEN], ct[LEN], out[LEN], tag[16];
+    unsigned char ctr[16], ks[16], tail[16] = {0};
+    EVP_CIPHER_CTX *sealer = EVP_CIPHER_CTX_new(), *ctx = EVP_CIPHER_CTX_new();
+    int first = npatterns, l = 0;
+    char what[64];
+
+    snprintf(what, sizeof(what), "AES-%d-GCM-SIV, a failed open", bits);
+    random_bytes(key, sizeof(key));
+    random_bytes(nonce, sizeof(nonce));
+    random_bytes(aad, sizeof(aad));
+    random_bytes(msg, sizeof(msg));
+    CHECK(sealer != NULL && EVP_EncryptInit_ex2(sealer, cipher, key, nonce, NULL)
+          && EVP_EncryptUpdate(sealer, NULL, &l, aad, 16)
+          && EVP_EncryptUpdate(sealer, ct, &l, msg, LEN) && EVP_EncryptFinal_ex(sealer, ct, &l)
+          && EVP_CIPHER_CTX_ctrl(sealer, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0, "%s: seal", what);
+    EVP_CIPHER_CTX_free(sealer); /* (it is cleared as it is freed) */
+    for (int b = 0; b < 5; b++)
+        add_pattern(msg + 16 * b, "plaintext block %d", b);
+    memcpy(tail, msg + 80, 13);
+    add_pattern(tail, "the plaintext's partial block, zero-padded");
+    siv_derive(k, &g, key, (size_t)bits / 8, nonce, aad);
+    memcpy(ctr, tag, 16);
+    ctr[15] |= 0x80;
+    ctr[0] += 5; /* the tail's counter block: 5 more, in the little-endian first word */
+    k->encrypt_block(&g.enc, ctr, ks);
+    OPENSSL_cleanse(&g, sizeof(g));
+    add_pattern(ks, "the partial block's keystream");
+
+    aad[3] ^= 0x40;
+    ERR_set_mark();
+    int opened = EVP_DecryptInit_ex2(ctx, cipher, key, nonce, NULL)
+                 && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0
+                 && EVP_DecryptUpdate(ctx, NULL, &l, aad, 16)
+                 && EVP_DecryptUpdate(ctx, out, &l, ct, LEN);
+    ERR_pop_to_mark();
+    CHECK(!opened, "%s: a forged AAD was accepted", what);
+    CHECK(live_blocks_holding_patterns() == 0, "%s: the plaintext or keystream of the forged "
+          "message stays in the context", what);
+    EVP_CIPHER_CTX_free(ctx);
+    npatterns = first;
+    OPENSSL_cleanse(key, sizeof(key));
+}
+
+/* GCM-SIV under one key: a nonce whose message needs the whole table of powers (200 bytes), then
+ * one that needs only hash_init_few's (32 bytes): none of the first nonce's powers that
+ * hash_init_few does not write may stay in the table. Which those are is the tier's layout: the
+ * test runs hash_init_few over a copy of the first table and takes every window it leaves. */
+static void siv_old_powers(const EVP_CIPHER *cipher, const aesfast_kernel *k)
+{
+    static siv_secrets g[2];
+    static aesfast_hash_key left; /* the first table after hash_init_few over it */
+    unsigned char key[16], nonce[2][12], msg[200], out[200];
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    const unsigned char no_aad[16] = {0};
+    int first = npatterns, l = 0;
+
+    if (k->gcmsiv.hash_init_few == k->gcmsiv.hash_init) {
+        printf("wipe_test: kernel %s has one table of powers (hash_init_few is hash_init): no "
+               "earlier nonce's powers can stay\n", k->name);
+        EVP_CIPHER_CTX_free(ctx);
+        return;
+    }
+    random_bytes(key, sizeof(key));
+    random_bytes(nonce[0], 12);
+    random_bytes(nonce[1], 12);
+    random_bytes(msg, sizeof(msg));
+    for (int i = 0; i < 2; i++)
+        siv_derive(k, &g[i], key, sizeof(key), nonce[i], no_aad);
+    left = g[0].hk; /* siv_derive: hash_init, the whole table */
+    k->gcmsiv.hash_init_few(&left, g[1].auth);
+    for (size_t w = 0; w + 16 <= sizeof(left.tbl) && npatterns < MAX_PATTERNS - 8; w += 16) {
+        int nz = 0;
+
+        for (int b = 0; b < 16; b++)
+            nz += left.tbl[w + b] != 0;
+        if (memcmp(left.tbl + w, g[0].hk.tbl + w, 16) == 0 && nz >= 12)
+            add_pattern(left.tbl + w, "the first nonce's powers, bytes %zu..%zu", w, w + 15);
+    }
+    printf("wipe_test: kernel %s: %d windows of a whole table of powers outlive hash_init_few\n",
+           k->name, npatterns - first);
+    OPENSSL_cleanse(g, sizeof(g));
+    OPENSSL_cleanse(&left, sizeof(left));
+    CHECK(EVP_EncryptInit_ex2(ctx, cipher, key, nonce[0], NULL)
+          && EVP_EncryptUpdate(ctx, out, &l, msg, 200) && EVP_EncryptFinal_ex(ctx, out, &l)
+          && EVP_EncryptInit_ex2(ctx, NULL, NULL, nonce[1], NULL)
+          && EVP_EncryptUpdate(ctx, out, &l, msg, 32) && EVP_EncryptFinal_ex(ctx, out, &l),
+          "GCM-SIV: two messages under two nonces");
+    CHECK(live_blocks_holding_patterns() == 0, "GCM-SIV: the powers of an earlier nonce stay in "
+          "the table of a later one");
+    EVP_CIPHER_CTX_free(ctx);
+    npatterns = first;
+    OPENSSL_cleanse(key, sizeof(key));
+}
+
+/* A GCM update of one whole block (the stream's single-block path): its keystream, the
+ * ciphertext XOR the plaintext, must not be left on the stack. */
+static void gcm_stack_keystream(const EVP_CIPHER *cipher)
+{
+    unsigned char key[16], iv[12], msg[16], ct[16], ks[16];
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int first = npatterns, l = 0, updated;
+
+    random_bytes(key, sizeof(key));
+    random_bytes(iv, sizeof(iv));
+    random_bytes(msg, sizeof(msg));
+    updated = EVP_EncryptInit_ex2(ctx, cipher, key, iv, NULL)
+              && EVP_EncryptUpdate(ctx, ct, &l, msg, 16);
+    int left = dead_stack_holds_pattern(); /* nothing added yet: no hit possible, but the same
+                                            * frame depth for the probe below */
+    for (int i = 0; i < 16; i++)
+        ks[i] = ct[i] ^ msg[i];
+    add_pattern(ks, "a one-block update's keystream");
+    updated = updated && EVP_EncryptInit_ex2(ctx, NULL, NULL, iv, NULL)
+              && EVP_EncryptUpdate(ctx, ct, &l, msg, 16);
+    left = dead_stack_holds_pattern();
+    CHECK(updated, "GCM: one-block updates");
+    CHECK(!left, "GCM: a one-block update left its keystream on the stack");
+    EVP_CIPHER_CTX_free(ctx);
+    npatterns = first;
+    OPENSSL_cleanse(ks, sizeof(ks));
+}
+
 int main(int argc, char **argv)
 {
     const aesfast_kernel *kern;
@@ -587,6 +773,19 @@ int main(int argc, char **argv)
      * embeds two aesfast_keys and an aesfast_hash_key. */
     if (kern != NULL && aesfast)
         run_key_sizes(&gcmsiv, kern, provider, 2 * sizeof(aesfast_key) + sizeof(aesfast_hash_key));
+    if (kern != NULL && aesfast) { /* aesfast's own stream: the default provider's is its own */
+        EVP_CIPHER *siv[2] = {tu_fetch_cipher("AES-128-GCM-SIV", provider),
+                              tu_fetch_cipher("AES-256-GCM-SIV", provider)};
+        EVP_CIPHER *gcm128 = tu_fetch_cipher("AES-128-GCM", provider);
+
+        siv_failed_open(siv[0], kern, 128);
+        siv_failed_open(siv[1], kern, 256);
+        siv_old_powers(siv[0], kern);
+        gcm_stack_keystream(gcm128);
+        EVP_CIPHER_free(siv[0]);
+        EVP_CIPHER_free(siv[1]);
+        EVP_CIPHER_free(gcm128);
+    }
     tu_providers_unload(&prov);
     printf("wipe_test: %lu blocks scanned on free\n", scanned_blocks);
     return check_summary("wipe_test");
