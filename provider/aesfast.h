@@ -24,6 +24,8 @@ typedef struct aesfast_prov {
     OSSL_LIB_CTX *libctx;         /* a child of the application's library context: its providers,
                                    * so its random source, for the IVs aesfast draws */
     const aesfast_kernel *kernel; /* the tier every cipher context of this instance uses */
+    int libcrypto_major;          /* the major version of the libcrypto that loaded us (3, 4, ...):
+                                   * where the default provider's behaviour changed with it */
     char selftest[256];           /* the "aesfast-selftest" parameter (provider.c) */
 } aesfast_prov;
 

@@ -512,9 +512,19 @@ static int gcm_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsi
 
 /* ---- parameters ------------------------------------------------------------------------- */
 
-/* Returns an IV parameter (octet string, or octet pointer into the context as the default does). */
-static aesfast_param_result gcm_get_iv(const gcm_ctx *c, OSSL_PARAM *p)
+/* Returns an IV parameter (octet string, or octet pointer into the context as the default does).
+ * With no IV yet, OpenSSL 4's default provider draws the random IV that encrypting would draw,
+ * so that the application can learn it before the data (3.x's refuses): under a libcrypto of
+ * that major version aesfast does the same. The IV is then buffered for the next message, as
+ * one given by the application would be. */
+static aesfast_param_result gcm_get_iv(gcm_ctx *c, OSSL_PARAM *p)
 {
+    if (c->iv_state == IV_UNSET && c->base.prov->libcrypto_major >= 4 && c->base.enc
+        && c->base.ivlen >= GCM_IV_DEFAULT && c->tls_aad_len == 0) {
+        if (!gcm_random(c, c->iv, c->base.ivlen))
+            return AESFAST_PARAM_FAILED;
+        c->iv_state = IV_BUFFERED;
+    }
     if (c->iv_state == IV_UNSET) {
         AESFAST_RAISE(c->base.prov, AESFAST_R_NO_IV_SET, "%s: no IV to return in \"%s\"",
                       c->base.name, p->key);

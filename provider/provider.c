@@ -239,7 +239,7 @@ int aesfast_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *i
                           const OSSL_DISPATCH **out, void **provctx)
 {
     OSSL_FUNC_core_get_params_fn *core_get_params = NULL;
-    const char *cnf_kernel = NULL;
+    const char *cnf_kernel = NULL, *core_version = NULL;
     aesfast_prov *prov;
 
     aesfast_errors_init(in);
@@ -247,13 +247,15 @@ int aesfast_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *i
         if (d->function_id == OSSL_FUNC_CORE_GET_PARAMS)
             core_get_params = OSSL_FUNC_core_get_params(d);
     if (core_get_params != NULL) {
-        /* Keys of the provider's openssl.cnf section arrive as core parameters. */
+        /* Keys of the provider's openssl.cnf section arrive as core parameters, and so does
+         * the version of the libcrypto that loads us. */
         OSSL_PARAM params[] = {
             OSSL_PARAM_utf8_ptr(PARAM_KERNEL, (char **)&cnf_kernel, 0),
+            OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_CORE_VERSION, (char **)&core_version, 0),
             OSSL_PARAM_END,
         };
         if (!core_get_params(handle, params))
-            cnf_kernel = NULL;
+            cnf_kernel = core_version = NULL;
     }
 
     char st[sizeof(prov->selftest)];
@@ -280,6 +282,7 @@ int aesfast_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *i
     }
     prov->handle = handle;
     prov->kernel = k;
+    prov->libcrypto_major = core_version != NULL ? atoi(core_version) : 3;
     memcpy(prov->selftest, st, sizeof(st));
     *provctx = prov;
     *out = provider_functions;

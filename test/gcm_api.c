@@ -192,17 +192,23 @@ void compare_state(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t)
           "provider says %zu, default %d", what, b.evp_il, b.il, a.evp_il);
     CHECK(b.evp_tl == a.evp_tl, "%s: EVP_CIPHER_CTX_get_tag_length %d, default %d", what,
           b.evp_tl, a.evp_tl);
+    /* Both IVs drawn at random (a scenario's generated IV, or OpenSSL 4's IV drawn when "iv" is
+     * read before there is one, which aesfast does too under 4.x): their values differ. */
+    int drawn = random_iv || (a.ok_gen && b.ok_gen && a.gen && b.gen);
     if (a.ok_iv)
-        CHECK(b.ok_iv && b.ivsz == a.ivsz && (random_iv || memcmp(a.iv, b.iv, a.ivsz) == 0),
+        CHECK(b.ok_iv && b.ivsz == a.ivsz && (drawn || memcmp(a.iv, b.iv, a.ivsz) == 0),
               "%s: iv %s (%zu bytes, ok=%d), default %s (%zu)", what, hex(b.iv, b.ivsz), b.ivsz,
               b.ok_iv, hex(a.iv, a.ivsz), a.ivsz);
     if (a.ok_uiv)
-        CHECK(b.ok_uiv && b.uivsz == a.uivsz && (random_iv || memcmp(a.uiv, b.uiv, a.uivsz) == 0),
+        CHECK(b.ok_uiv && b.uivsz == a.uivsz && (drawn || memcmp(a.uiv, b.uiv, a.uivsz) == 0),
               "%s: updated-iv %s (%zu bytes, ok=%d), default %s (%zu)", what, hex(b.uiv, b.uivsz),
               b.uivsz, b.ok_uiv, hex(a.uiv, a.uivsz), a.uivsz);
+    /* README's "iv-generated per IV": once the application gives an IV, aesfast says 0 where
+     * the default provider (3.5 and later) still says 1. The IVs, compared above by value
+     * (aesfast's 0 makes them not "drawn"), then show that the IV was the application's. */
     if (a.ok_gen)
-        CHECK(b.ok_gen && b.gen == a.gen, "%s: iv-generated %u (ok=%d), default %u", what, b.gen,
-              b.ok_gen, a.gen);
+        CHECK(b.ok_gen && (b.gen == a.gen || (a.gen == 1 && b.gen == 0 && !random_iv)),
+              "%s: iv-generated %u (ok=%d), default %u", what, b.gen, b.ok_gen, a.gen);
 }
 
 /* AES-GCM with a fresh default context: the reference answer. enc: in -> out, tag out; !enc:

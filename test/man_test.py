@@ -295,6 +295,8 @@ def main():
     m = re.search(r"core_get_params != NULL\)(.*?)OSSL_PARAM_END", prov_c, re.S)
     check(m is not None, "provider.c: the openssl.cnf keys asked of the core are found")
     for macro in re.findall(r"OSSL_PARAM_\w+\((\w+)", m.group(1) if m else ""):
+        if macro.startswith("OSSL_PROV_PARAM_CORE_"):
+            continue  # the core's own facts (its version), not an openssl.cnf key
         key = resolve(macro, d)
         check(key is not None and key in cnf_tags, f"CONFIGURATION: {key or macro}")
 
@@ -306,8 +308,8 @@ def main():
     for p in c_files + h_files:  # the parameter names the provider's code knows
         used.update(re.findall(r"\b(OSSL_(?:CIPHER|PROV)_PARAM_\w+)\b",
                                code[p] if p in code else open(p, encoding="utf-8").read()))
-    for macro in sorted(used):
-        name = resolve(macro, d)
+    for macro in sorted(used - {m for m in used if m.startswith("OSSL_PROV_PARAM_CORE_")}):
+        name = resolve(macro, d)  # (OSSL_PROV_PARAM_CORE_*: asked of the core, not offered)
         check(name is not None and name in param_names, f"PARAMETERS: {name} ({macro})")
 
     disp = code[os.path.join(src, "provider", "dispatch.c")]
