@@ -246,6 +246,13 @@
         .endr
         .endr
         .p2align 6
+/* The data's first counters from J0 (GCM's native form): lanes J0 + 1 .. J0 + 4. */
+.Llane_inc_j0:
+        .long 1, 0, 0, 0,  2, 0, 0, 0,  3, 0, 0, 0,  4, 0, 0, 0
+/* All ones: BZHI's source for byte masks. */
+.Lones:
+        .quad -1
+        .p2align 6
 /* Byte indices 15..0 per lane: reverses each block (SP 800-38D order <-> the integer A). A
  * VPSHUFB memory operand, so it is as wide as a zmm. */
 .Lbswap128:
@@ -1036,13 +1043,18 @@
  * times the powers at \pow, added into GLO/GMI/GHI. */
 .macro _tail_hash hfmt, src, pow=(GHP), acc=0
         _hash_in        \hfmt, \src, GA, \acc
+        _tail_mul       .Lhin, \pow
+.endm
+
+/* \a (blocks as integers) times the powers at \pow, added into GLO/GMI/GHI (schoolbook). */
+.macro _tail_mul a, pow
         vmovdqu8        \pow, PT
-        vpclmulqdq      $0x00, PT, .Lhin, GT0
-        vpclmulqdq      $0x11, PT, .Lhin, GT1
+        vpclmulqdq      $0x00, PT, \a, GT0
+        vpclmulqdq      $0x11, PT, \a, GT1
         vpxord          GT0, GLO, GLO
         vpxord          GT1, GHI, GHI
-        vpclmulqdq      $0x01, PT, .Lhin, GT0
-        vpclmulqdq      $0x10, PT, .Lhin, GT1
+        vpclmulqdq      $0x01, PT, \a, GT0
+        vpclmulqdq      $0x10, PT, \a, GT1
         vpternlogd      $0x96, GT0, GT1, GMI
 .endm
 
@@ -1075,19 +1087,20 @@
 .Lkeys\@:
 .endm
 
-/* V0 = AES of its counter blocks, but the last round (the caller folds the input into it). */
-.macro _tail_rounds
+/* \v (V0 by default) = AES of its counter blocks, but the last round (the caller folds the input
+ * into it). */
+.macro _tail_rounds v=V0
         cmp             $12, ROUNDS
         jb              .Lr128\@
         je              .Lr192\@
-        vaesenc         RKE13, V0, V0
-        vaesenc         RKE12, V0, V0
+        vaesenc         RKE13, \v, \v
+        vaesenc         RKE12, \v, \v
 .Lr192\@:
-        vaesenc         RKE11, V0, V0
-        vaesenc         RKE10, V0, V0
+        vaesenc         RKE11, \v, \v
+        vaesenc         RKE10, \v, \v
 .Lr128\@:
 .irp j, 9,8,7,6,5,4,3,2,1
-        vaesenc         RKE\j, V0, V0
+        vaesenc         RKE\j, \v, \v
 .endr
 .endm
 
@@ -1292,6 +1305,277 @@
 .endm
 
 /* ------------------------------------------------------------------------------------------ */
+/* 512-bit: GCM's message in one call (gcm_seal_msg, gcm_open_msg)                            */
+/* ------------------------------------------------------------------------------------------ */
+
+/*
+ * The arguments (key, hkey, msg, in, out, len) and the registers of the one-call functions. KEY
+ * and HKEY are taken over once their last use is past; rbx, saved on the stack, is the one
+ * callee-saved register used.
+ */
+.macro _msg_args
+        .set            KEY,      %rdi  /* const aesfast_key *; then GHP */
+        .set            HKEY,     %rsi  /* const aesfast_hash_key *; then QS */
+        .set            MSG,      %rdx  /* aesfast_gcm_msg * */
+        .set            IN,       %rcx  /* const uint8_t *in */
+        .set            OUT,      %r8   /* uint8_t *out */
+        .set            LEN,      %r9   /* len; then TBYTES */
+        .set            ROUNDS,   %eax  /* key->rounds */
+        .set            ROUNDSQ,  %rax
+        .set            RKEND,    %r11  /* &key->rk[16 * rounds] */
+        .set            NBLOCKS,  %r10  /* the main loop's blocks left, minus 32 */
+        .set            TMASK,    %r10  /* a mask being made */
+        .set            QB,       %rbx  /* -16 * the queued blocks left; first, blocks done */
+        .set            GHP,      %rdi  /* the powers of the next vector to hash */
+        .set            QS,       %rsi  /* where the next hashed data blocks are queued */
+        .set            TBYTES,   %r9   /* data bytes left */
+        .set            EJ0,      V6    /* E(J0), in every lane */
+        .set            EJ0_X,    %xmm6
+        .set            LENS,     V7    /* the lengths block as an integer, lane 0 */
+        .set            LENS_X,   %xmm7
+.endm
+
+/* Sums of products zeroed, for a new reduction. */
+.macro _zero_sums
+        vpxor           GLO_X, GLO_X, GLO_X
+        vpxor           GMI_X, GMI_X, GMI_X
+        vpxor           GHI_X, GHI_X, GHI_X
+.endm
+
+/* The blocks \src (ghash order) times the powers at \pow into the sums, GACC (the hash state,
+ * lane 0) added into the first block and then zeroed: whichever vector is hashed first takes
+ * the state, and the rest add nothing (a zeroing idiom costs no execution port). */
+.macro _msg_hash src, pow
+        _tail_hash      ghash, \src, \pow, acc=1
+        vpxor           GACC_X, GACC_X, GACC_X
+.endm
+
+/*
+ * k3 = the mask of the last vector of the P queued blocks (1..4 blocks of it), QB = -16 P, \qs =
+ * msg->queue + 16 P: the queue's vector j is at \qs + QB + 64 j. Uses TMASK.
+ */
+.macro _msg_queue_setup qs
+        mov             AESFAST_MSG_NQUEUE(MSG), QB
+        lea             -1(QB), TMASK
+        and             $3, TMASK
+        inc             TMASK
+        shl             $4, TMASK
+        bzhi            TMASK, .Lones(%rip), TMASK
+        kmovq           TMASK, %k3
+        shl             $4, QB
+        lea             AESFAST_MSG_QUEUE(MSG, QB), \qs
+        neg             QB
+.endm
+
+/* The queued blocks (_msg_queue_setup) times the powers from GHP - 16 P on, into the sums;
+ * GHP ends where it began. */
+.macro _msg_queue qs
+        test            QB, QB
+        jz              .Ldone\@
+        add             QB, GHP
+.Lloop\@:
+        cmp             $-64, QB
+        jge             .Llast\@                        /* 1..4 blocks left */
+        vmovdqu8        (\qs, QB), RKT
+        _msg_hash       RKT, (GHP)
+        add             $64, QB
+        add             $64, GHP
+        jmp             .Lloop\@
+.Llast\@:
+        vmovdqu8        (\qs, QB), RKT{%k3}{z}
+        _msg_hash       RKT, (GHP)
+        sub             QB, GHP
+.Ldone\@:
+.endm
+
+/*
+ * One vector of the message's data, \masked by k1 (its bytes; k2: its blocks, for the queue) or
+ * whole: the counter blocks from CTRN, AES, the input XOR. Seal hashes (and queues) its output,
+ * masked-off bytes zeroed, open its input; \save = 0 queues nothing. The powers are at \pow.
+ */
+.macro _msg_vec enc, masked, pow=(GHP), save=1
+        _ctr_out        ctr32, CTRN, V0
+        vpaddd          CSTEP, CTRN, CTRN
+        _tail_rounds
+.if \masked
+        vmovdqu8        (IN), RKT{%k1}{z}
+.else
+        vmovdqu8        (IN), RKT
+.endif
+.if \enc == 0
+        _msg_keep       RKT, \masked, \save
+        _msg_hash       RKT, \pow
+.endif
+        vpxord          RKT, RKLAST, RKT
+        vaesenclast     RKT, V0, V0
+.if \masked
+.if \enc
+        vmovdqu8        V0, V0{%k1}{z}                  /* zero the bytes past the end */
+.endif
+        vmovdqu8        V0, (OUT){%k1}
+.else
+        vmovdqu8        V0, (OUT)
+.endif
+.if \enc
+        _msg_keep       V0, \masked, \save
+        _msg_hash       V0, \pow
+.endif
+.endm
+
+/* The hashed blocks of a data vector (\src) into the queue at QS, if \save. */
+.macro _msg_keep src, masked, save
+.if \save
+.if \masked
+        vmovdqu8        \src, (QS){%k2}
+.else
+        vmovdqu8        \src, (QS)
+.endif
+.endif
+.endm
+
+/* The data left, TBYTES of it, vector by vector (see _gcm32_tail), the last one masked. */
+.macro _msg_data enc
+        test            TBYTES, TBYTES
+        jz              .Ldone\@
+.Lwhole\@:
+        cmp             $64, TBYTES
+        jb              .Lpartial\@
+        _msg_vec        \enc, 0
+        add             $64, IN
+        add             $64, OUT
+        add             $64, QS
+        add             $64, GHP
+        sub             $64, TBYTES
+        jnz             .Lwhole\@
+        jmp             .Ldone\@
+.Lpartial\@:                                            /* 1..63 bytes */
+        bzhi            TBYTES, .Lones(%rip), TMASK
+        kmovq           TMASK, %k1
+        add             $15, TBYTES
+        and             $-16, TBYTES                    /* the bytes of its blocks */
+        bzhi            TBYTES, .Lones(%rip), TMASK
+        kmovq           TMASK, %k2
+        _msg_vec        \enc, 1
+        add             TBYTES, QS
+        add             TBYTES, GHP
+.Ldone\@:
+.endm
+
+/* *acc = GACC (the state a message that goes on resumes from). */
+.macro _msg_store_acc
+        vpshufb         .Lbswap128(%rip), GACC_X, GT1_X
+        vmovdqu         GT1_X, AESFAST_MSG_ACC(MSG)
+.endm
+
+/*
+ * The body of aesfast_vaes_avx512_gcm_seal_msg (\enc = 1) and _gcm_open_msg (0)(key, hkey, msg,
+ * in, out, len), the contract in aesfast_kernel.h. A message whose queue, data and lengths
+ * block fit in one group of powers (P + m + 1 <= 32 blocks, P queued, m = ceil(len / 16): up
+ * to 480 bytes of data after one block of AAD) is one pass: E(J0), the queue, the data
+ * vector by vector and the lengths block all hashed against H^n .. H^1, with one reduction;
+ * the data's hashed blocks are queued after the AAD's, acc stays. A longer one first reduces its
+ * queue into acc, runs the main loop over its 32-block groups (seal then hashes the last group
+ * it encrypted), stores acc, and ends in the same pass over the rest (31 blocks at most; 32,
+ * the 31 whole and a partial one, take their first vector as a group of its own).
+ */
+.macro _gcm32_msg enc
+        push            %rbx
+        _load_key
+        vmovdqu8        .Lbswap128(%rip), BSWAP128
+        vbroadcasti32x4 AESFAST_MSG_J0(MSG), CTRN
+        vpshufb         BSWAP128, CTRN, CTRN
+        vpaddd          .Llane_inc_j0(%rip), CTRN, CTRN
+        vbroadcasti32x4 .Lctr_step4(%rip), CSTEP
+        vmovdqu         AESFAST_MSG_ACC(MSG), GACC_X
+        vpshufb         BSWAP128, GACC, GACC
+        lea             15(LEN), QB
+        shr             $4, QB
+        add             AESFAST_MSG_NQUEUE(MSG), QB     /* P + m */
+        cmp             $31, QB
+        ja              .Llong\@
+        xor             %ebx, %ebx                      /* no blocks done */
+        jmp             .Llast\@
+
+.Llong\@:                                               /* the queue, then the groups */
+        cmpq            $0, AESFAST_MSG_NQUEUE(MSG)
+        je              .Lgroups\@
+        _msg_queue_setup NBLOCKS
+        lea             512(HKEY), GHP                  /* (the queue ends at H^1) */
+        _zero_sums
+        _msg_queue      NBLOCKS
+        _reduce32_a     kara=0
+        _reduce32_b
+        movq            $0, AESFAST_MSG_NQUEUE(MSG)
+.Lgroups\@:
+        mov             LEN, QB
+        shr             $4, QB
+        and             $-32, QB                        /* the main loop's blocks */
+        jz              .Lafter\@
+        lea             -32(QB), NBLOCKS
+        cmp             $14, ROUNDS
+        je              .L256\@
+        _gcm32_loop     \enc, ctr32, ghash, 10, .Llag\@, .Lafter\@
+.L256\@:
+        _gcm32_loop     \enc, ctr32, ghash, 14, .Llag\@, .Lafter\@
+.if \enc
+.Llag\@:
+        _hash32_group   ghash
+.endif
+.Lafter\@:
+        _msg_store_acc
+
+.Llast\@:                                               /* QB blocks done, TBYTES = len */
+        mov             LEN, GHP
+        shl             $3, GHP
+        vmovq           GHP, LENS_X                     /* [8 len, 8 aadlen]: L reversed */
+        mov             AESFAST_MSG_AADLEN(MSG), GHP
+        shl             $3, GHP
+        vpinsrq         $1, GHP, LENS_X, LENS_X
+        shl             $4, QB
+        sub             QB, TBYTES
+        _tail_keys
+        vbroadcasti32x4 AESFAST_MSG_J0(MSG), EJ0
+        vpxord          RK0, EJ0, EJ0
+        _tail_rounds    EJ0
+        vaesenclast     RKLAST, EJ0, EJ0
+        lea             15(TBYTES), GHP
+        and             $-16, GHP
+        neg             GHP
+        lea             496(HKEY, GHP), GHP             /* the data's first block: H^(t + 1) */
+        _zero_sums
+        cmp             $31*16, TBYTES
+        jbe             .Lqueue\@
+        /* 31 whole blocks and a partial one (after the groups, the queue reduced): their first
+         * vector alone, against H^4 .. H^1, into acc. */
+        _msg_vec        \enc, 0, 464(GHP), save=0
+        add             $64, IN
+        add             $64, OUT
+        add             $64, GHP
+        sub             $64, TBYTES
+        _reduce32_a     kara=0
+        _reduce32_b
+        _zero_sums
+        _msg_store_acc
+.Lqueue\@:
+        _msg_queue_setup QS
+        _msg_queue      QS
+        _msg_data       \enc
+        vpxord          GACC, LENS, GA                  /* the lengths block, against H^1 */
+        _tail_mul       GA, (GHP)
+        _reduce32_a     kara=0
+        _reduce32_b
+        vpshufb         .Lbswap128(%rip), GACC_X, GACC_X
+        vpxor           EJ0_X, GACC_X, GACC_X
+        vmovdqu         GACC_X, AESFAST_MSG_TAG(MSG)
+        sub             MSG, QS
+        shr             $4, QS
+        mov             QS, AESFAST_MSG_NQUEUE(MSG)
+        pop             %rbx
+        vzeroupper
+        ret
+.endm
+
+/* ------------------------------------------------------------------------------------------ */
 
 /* 256-bit: 8 ymm (16 blocks) per iteration, Karatsuba. */
         _set_gcm_veclen 32
@@ -1370,5 +1654,14 @@ AESFAST_END(aesfast_vaes_avx512_gcm_hash_then_ctr)
 AESFAST_FUNC(aesfast_vaes_avx512_gcmsiv_ctr_then_hash)
         _gcm32_crypt    1, ctr32le, polyval
 AESFAST_END(aesfast_vaes_avx512_gcmsiv_ctr_then_hash)
+
+        _msg_args
+AESFAST_FUNC(aesfast_vaes_avx512_gcm_seal_msg)
+        _gcm32_msg      1
+AESFAST_END(aesfast_vaes_avx512_gcm_seal_msg)
+
+AESFAST_FUNC(aesfast_vaes_avx512_gcm_open_msg)
+        _gcm32_msg      0
+AESFAST_END(aesfast_vaes_avx512_gcm_open_msg)
 
 #endif /* __x86_64__ */
