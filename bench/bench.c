@@ -80,7 +80,6 @@
 #include <openssl/params.h>
 #include <openssl/provider.h>
 
-#define REFERENCE "default"
 #define VERIFY_LEN (1u << 20)
 #define MAX_ROUNDS 1001
 #define MAX_SIZES 64
@@ -107,7 +106,7 @@ static const char *const op_names[NOPS] = {"bulk", "seal", "open", "open-tag-fir
 
 /* Command-line settings. */
 static struct {
-    const char *provider;
+    const char *provider, *reference;
     const char *ciphers[MAX_CIPHERS];
     int nciphers;
     size_t sizes[MAX_SIZES];
@@ -119,7 +118,7 @@ static struct {
     double slice; /* length of one slice */
     size_t aad_len;
     int csv, verbose, no_gcm;
-} opt = {.provider = "aesfast", .rounds = 11, .ms = 60, .slice = 3, .aad_len = 13};
+} opt = {.provider = "aesfast", .reference = "default", .rounds = 11, .ms = 60, .slice = 3, .aad_len = 13};
 
 /* One side of the comparison: a cipher fetched from one provider, and its context. */
 struct side {
@@ -782,7 +781,7 @@ static void bench_cipher(const char *name, const uint8_t *in)
     char gbuf[64];
 
     side_fetch(&a, name, opt.provider, 1);
-    have_b = side_fetch(&b, name, REFERENCE, !a.siv);
+    have_b = side_fetch(&b, name, opt.reference, !a.siv);
     if (a.siv) {
         const char *gn = gcm_name(EVP_CIPHER_get0_name(a.cipher), gbuf, sizeof(gbuf));
 
@@ -791,11 +790,11 @@ static void bench_cipher(const char *name, const uint8_t *in)
             siv_kat(&b);
         else
             fprintf(stderr, "bench: %s: the %s provider of %s has no %s: %s's figures and the "
-                    "ratio to its own GCM only\n", name, REFERENCE,
+                    "ratio to its own GCM only\n", name, opt.reference,
                     OpenSSL_version(OPENSSL_VERSION), name, opt.provider);
         if (!opt.no_gcm && gn != NULL) {
             side_fetch(&g, gn, opt.provider, 1);
-            side_fetch(&gref, gn, REFERENCE, 1);
+            side_fetch(&gref, gn, opt.reference, 1);
             have_g = 1;
         }
     }
@@ -831,7 +830,8 @@ static int lines_for(const char *name)
         ERR_clear_error();
         return 0;
     }
-    if ((ref = EVP_CIPHER_fetch(NULL, name, "provider=" REFERENCE)) != NULL)
+    snprintf(propq, sizeof(propq), "provider=%s", opt.reference);
+    if ((ref = EVP_CIPHER_fetch(NULL, name, propq)) != NULL)
         nsides++;
     ERR_clear_error();
     EVP_CIPHER_free(ref);
@@ -875,7 +875,10 @@ static void usage(FILE *f)
             "                        data), open-tag-first (GCM: the tag before the AAD, as\n"
             "                        libssl's TLS 1.3 and QUIC); default: all a cipher has\n"
             "  --no-gcm              GCM-SIV without aesfast's AES-GCM beside it\n"
-            "  --provider NAME       provider under test (default aesfast); reference: default\n"
+            "  --provider NAME       provider under test (default aesfast)\n"
+            "  --reference NAME      the provider it is measured against (default: default;\n"
+            "                        another build of aesfast under its own cnf section name,\n"
+            "                        for a before/after comparison in one process)\n"
             "  --rounds N            alternating rounds per size (default 11)\n"
             "  --time-per-round MS   milliseconds per side per round (default 60)\n"
             "  --slice MS            a round alternates the sides in slices of about MS ms and\n"
@@ -894,6 +897,7 @@ static void parse_args(int argc, char **argv)
     static const struct option longopts[] = {
         {"cipher", required_argument, NULL, 'c'},
         {"provider", required_argument, NULL, 'p'},
+        {"reference", required_argument, NULL, 'R'},
         {"rounds", required_argument, NULL, 'r'},
         {"time-per-round", required_argument, NULL, 't'},
         {"slice", required_argument, NULL, 'S'},
@@ -918,6 +922,9 @@ static void parse_args(int argc, char **argv)
             break;
         case 'p':
             opt.provider = optarg;
+            break;
+        case 'R':
+            opt.reference = optarg;
             break;
         case 'r':
             opt.rounds = (int)strtol(optarg, &end, 10);
@@ -1016,8 +1023,8 @@ int main(int argc, char **argv)
             "path; OpenSSL 3.0 drops a provider that fails to load from a cnf silently (a forced "
             "AESFAST_KERNEL this CPU lacks, for one)",
             opt.provider, getenv("OPENSSL_CONF") ? getenv("OPENSSL_CONF") : "unset");
-    if ((pref = OSSL_PROVIDER_load(NULL, REFERENCE)) == NULL)
-        die("cannot load provider " REFERENCE);
+    if ((pref = OSSL_PROVIDER_load(NULL, opt.reference)) == NULL)
+        die("cannot load provider %s", opt.reference);
 
     buflen = VERIFY_LEN;
     for (int i = 0; i < opt.nsizes; i++)
@@ -1053,7 +1060,7 @@ int main(int argc, char **argv)
     fprintf(hdr, "libcrypto:  %s\n", OpenSSL_version(OPENSSL_VERSION));
     fprintf(hdr, "cpu:        %s\n", cpu_model());
     fprintf(hdr, "provider:   %s (aesfast-kernel: %s) vs %s\n", opt.provider, kernel_tier(ptest),
-            REFERENCE);
+            opt.reference);
     fprintf(hdr,
             "method:     %d rounds x %.0f ms per side, alternating in %.1f ms slices; "
             "best slice per round, median over rounds; ~%.0f s\n",
@@ -1067,7 +1074,7 @@ int main(int argc, char **argv)
         char ca[64], cb[64];
 
         snprintf(ca, sizeof(ca), "%s GB/s", opt.provider);
-        snprintf(cb, sizeof(cb), "%s GB/s", REFERENCE);
+        snprintf(cb, sizeof(cb), "%s GB/s", opt.reference);
         printf("%-16s %-14s %8s %12s %12s %8s   %-*s", "cipher", "op", "bytes", ca, cb, "ratio",
                any_siv ? 14 : 0, "ratio min..max");
         if (any_siv)

@@ -1482,7 +1482,8 @@
         push            %rbx
         _load_key
         vmovdqu8        .Lbswap128(%rip), BSWAP128
-        vbroadcasti32x4 AESFAST_MSG_J0(MSG), CTRN
+        vmovdqu         AESFAST_MSG_J0(MSG), EJ0_X      /* (16 bytes, as C stored them) */
+        vshufi64x2      $0, EJ0, EJ0, CTRN
         vpshufb         BSWAP128, CTRN, CTRN
         vpaddd          .Llane_inc_j0(%rip), CTRN, CTRN
         vbroadcasti32x4 .Lctr_step4(%rip), CSTEP
@@ -1534,7 +1535,7 @@
         shl             $4, QB
         sub             QB, TBYTES
         _tail_keys
-        vbroadcasti32x4 AESFAST_MSG_J0(MSG), EJ0
+        vmovdqu         AESFAST_MSG_J0(MSG), EJ0_X      /* lane 0 */
         vpxord          RK0, EJ0, EJ0
         _tail_rounds    EJ0
         vaesenclast     RKLAST, EJ0, EJ0
