@@ -128,18 +128,20 @@ static void gcm_advance_iv(gcm_ctx *c)
         ;
 }
 
-/* iv[0..15] = a 12-byte IV and J0's counter (bytes 12..15 are not the IV's), with one 16-byte
- * store: the message's start then reads the 16 bytes as J0 straight from the store buffer (a
- * 12-byte copy is two stores, which a 16-byte load waits behind until they are in the cache). */
+/* dst[0..11] = a 12-byte IV, written with bytes 12..15 as they were (a longer "ivlen" set later
+ * shows them, as the default provider's does) in one 16-byte store: the message's start then
+ * reads the 16 bytes as J0 straight from the store buffer (a 12-byte copy is two stores, which a
+ * 16-byte load waits behind until they are in the cache). */
 static void gcm_store_iv12(uint8_t dst[GCM_IV_MAX], const uint8_t *iv)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     uint64_t lo;
-    uint32_t hi;
+    uint32_t hi, rest;
 
     memcpy(&lo, iv, 8);
     memcpy(&hi, iv + 8, 4);
-    u64x2 v = {lo, hi | (uint64_t)1 << 56};
+    memcpy(&rest, dst + 12, 4);
+    u64x2 v = {lo, hi | (uint64_t)rest << 32};
 
     memcpy(dst, &v, sizeof(v));
 #else
