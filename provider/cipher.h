@@ -124,9 +124,12 @@ typedef struct aesfast_mode {
     size_t ivlen_min, ivlen_max;   /* the IV lengths init takes */
 } aesfast_mode;
 
+/* The alignment of every context (cipher.c): a mode may align its members up to it. */
+#define AESFAST_CTX_ALIGN 64
+
 /* The start of every mode's context. */
 struct aesfast_cipher_ctx {
-    aesfast_key key;               /* first: OPENSSL_zalloc's 16-byte alignment is the kernels' */
+    aesfast_key key;               /* first: at the context's AESFAST_CTX_ALIGN boundary */
     const aesfast_prov *prov;
     const aesfast_kernel *kernel;  /* the provider instance's tier */
     const aesfast_mode *mode;
@@ -135,6 +138,7 @@ struct aesfast_cipher_ctx {
     size_t ivlen;                  /* the "ivlen" parameter */
     int enc;                       /* the direction of the last init */
     int key_set;
+    size_t pad;                    /* where the context starts in its allocation (cipher.c) */
 };
 
 /*

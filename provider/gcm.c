@@ -75,7 +75,9 @@ typedef enum { MSG_AAD, MSG_ONE, MSG_STREAM } gcm_phase;
 
 typedef struct {
     aesfast_cipher_ctx base; /* first (cipher.h): the key, the direction, "ivlen" */
-    aesfast_hash_key hkey;   /* the tier's powers of H */
+    _Alignas(AESFAST_CTX_ALIGN) aesfast_hash_key hkey; /* the tier's powers of H: 64-byte
+                              * aligned, so that the 512-bit loop's loads of them split no cache
+                              * line */
     aesfast_gcm_msg msg;     /* J0, the queued AAD, the hash state, and the tag made */
     aead_stream st;          /* MSG_STREAM: counter, hash state, partial blocks, lengths */
     uint64_t datalen;        /* data bytes of the message so far */
