@@ -112,6 +112,10 @@
 #define AESFAST_MSG_TAG 544
 #define AESFAST_MSG_NQUEUE 560
 #define AESFAST_MSG_AADLEN 568
+#define AESFAST_MSG_FLAGS 576
+/* aesfast_gcm_msg.flags: J0 is public (IV || 0^31 || 1, from a 12-byte IV; for other IV lengths
+ * J0 = GHASH(IV) is a secret), so the kernel may branch on the counter. */
+#define AESFAST_MSG_CTR_PUBLIC 1
 
 #ifndef __ASSEMBLER__
 
@@ -143,6 +147,7 @@ typedef struct aesfast_gcm_msg {
     uint8_t tag[AESFAST_BLOCK];  /* out: the message's tag, if it ends with this data */
     uint64_t nqueue;             /* blocks in queue */
     uint64_t aadlen;             /* in: the message's AAD, in bytes (for the lengths block) */
+    uint64_t flags;              /* in: AESFAST_MSG_CTR_PUBLIC or 0 */
 } aesfast_gcm_msg;
 
 typedef void aesfast_set_key_fn(aesfast_key *key, const uint8_t *raw, size_t keylen);

@@ -33,6 +33,7 @@ _Static_assert(offsetof(aesfast_gcm_msg, j0) == AESFAST_MSG_J0, "AESFAST_MSG_J0"
 _Static_assert(offsetof(aesfast_gcm_msg, tag) == AESFAST_MSG_TAG, "AESFAST_MSG_TAG");
 _Static_assert(offsetof(aesfast_gcm_msg, nqueue) == AESFAST_MSG_NQUEUE, "AESFAST_MSG_NQUEUE");
 _Static_assert(offsetof(aesfast_gcm_msg, aadlen) == AESFAST_MSG_AADLEN, "AESFAST_MSG_AADLEN");
+_Static_assert(offsetof(aesfast_gcm_msg, flags) == AESFAST_MSG_FLAGS, "AESFAST_MSG_FLAGS");
 
 /* Each feature a tier may need, as a bit. */
 enum {

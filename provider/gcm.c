@@ -180,8 +180,10 @@ static void gcm_begin(gcm_ctx *c, int advance)
         memcpy(&v, c->iv, sizeof(v)); /* iv has 128 bytes: reading 16 is in bounds */
         memcpy((uint8_t *)&v + 12, one, 4); /* v[3]: clang takes no address of an element */
         memcpy(m->j0, &v, sizeof(v));
+        m->flags = AESFAST_MSG_CTR_PUBLIC; /* J0 is the IV and 1 */
     } else {
         gcm_hash_iv(c, m->j0);
+        m->flags = 0; /* J0 = GHASH(IV): no branch may follow it */
     }
     memcpy(m->acc, &zero, sizeof(zero));
     m->nqueue = 0;

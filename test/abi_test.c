@@ -448,6 +448,7 @@ static void test_gcm_msg(const aesfast_kernel *k, const aesfast_key *key, size_t
             tiers_fill((uint8_t *)msg_want, sizeof(*msg_want));
             msg_want->nqueue = (c * 7 + (size_t)t) % AESFAST_GCM_QUEUE;
             msg_want->aadlen = 16 * msg_want->nqueue;
+            msg_want->flags = t / 4 ? AESFAST_MSG_CTR_PUBLIC : 0;
             memcpy(msg, msg_want, sizeof(*msg));
             tiers_fill(in, len);
             fn(key, hk, msg_want, in, want, len);

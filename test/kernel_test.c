@@ -538,7 +538,7 @@ static void j0_plus(const uint8_t j0[16], uint32_t n, uint8_t out[16])
  * One call of gcm_seal_msg and of gcm_open_msg (aesfast_kernel.h's contract): aadlen bytes of AAD,
  * the first hashed into acc (by the generic tier) until at most qmax blocks are left to queue,
  * then len bytes of data; J0 from a 12-byte IV (and then the tag against libcrypto's AES-GCM) or
- * random (a hashed IV: the counter wraps when wrap). The output, the tag, and the state a
+ * random (a hashed IV: the counter wraps when wrap), public or secret (msg->flags). The output, the tag, and the state a
  * message that goes on resumes from (GHASH(acc', queue') = GHASH(acc, queue, ciphertext blocks),
  * ending with the partial block), against ctr32_reference and the generic tier's GHASH; in and
  * out end at a guard page (or start after one), out in place when in_place.
@@ -595,6 +595,9 @@ static void test_gcm_msg_case(const aesfast_kernel *k, size_t keylen, size_t aad
     memcpy(msg0->j0, j0, 16);
     msg0->nqueue = queued;
     msg0->aadlen = aadlen;
+    /* A 12-byte IV's J0 is public (the kernel may take its faster counters); so is, here, a J0
+     * whose counters wrap, which takes them across carries; a random one is secret. */
+    msg0->flags = iv12 || wrap ? AESFAST_MSG_CTR_PUBLIC : 0;
     memcpy(blocks, aad + 16 * hashed, 16 * queued);
     memcpy(blocks + 16 * queued, ct, len);
     memcpy(blocks + 16 * (queued + m), lens, 16);
@@ -631,8 +634,8 @@ static void test_gcm_msg_case(const aesfast_kernel *k, size_t keylen, size_t aad
         CHECK(guarded_untouched(&in, len) && guarded_untouched(&out, in_place ? 0 : len),
               "%s: wrote outside its output", what);
         CHECK(memcmp(msg->tag, want_tag, 16) == 0, "%s: wrong tag", what);
-        CHECK(memcmp(msg->j0, j0, 16) == 0 && msg->aadlen == aadlen, "%s: changed j0 or aadlen",
-              what);
+        CHECK(memcmp(msg->j0, j0, 16) == 0 && msg->aadlen == aadlen
+                  && msg->flags == msg0->flags, "%s: changed j0, aadlen or flags", what);
         int nq_ok = msg->nqueue <= AESFAST_GCM_QUEUE - 1;
         CHECK(nq_ok, "%s: %llu blocks queued on return", what, (unsigned long long)msg->nqueue);
         if (nq_ok) {

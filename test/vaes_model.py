@@ -221,9 +221,10 @@ KINDS = {
     'gcm_seal_msg': Kind('ctr32', 'ghash', 'ghash_init', True, True),
     'gcm_open_msg': Kind('ctr32', 'ghash', 'ghash_init', False, True),
 }
-# aesfast_gcm_msg (aesfast_kernel.h): queue (32 blocks), acc, j0, tag, nqueue, aadlen.
-MSG_QUEUE, MSG_ACC, MSG_J0, MSG_TAG, MSG_NQUEUE, MSG_AADLEN, MSG_BYTES = 0, 512, 528, 544, 560, \
-    568, 576
+# aesfast_gcm_msg (aesfast_kernel.h): queue (32 blocks), acc, j0, tag, nqueue, aadlen, flags.
+MSG_QUEUE, MSG_ACC, MSG_J0, MSG_TAG, MSG_NQUEUE, MSG_AADLEN, MSG_FLAGS, MSG_BYTES = \
+    0, 512, 528, 544, 560, 568, 576, 584
+MSG_CTR_PUBLIC = 1                       # flags: J0 is public (a 12-byte IV's)
 MSG_ADDR = 0x50010                       # 16-byte aligned, as the ABI promises (no more)
 HASH_REF = {'ghash': ghash_ref, 'polyval': polyval_ref}
 
@@ -1382,10 +1383,10 @@ class Tester:
                                                                                expected[1].hex()))
 
 
-def msg_regions(rng, key, hkey, acc, j0, queue, aadlen, data, in_place, at=None):
+def msg_regions(rng, key, hkey, acc, j0, queue, aadlen, data, in_place, flags, at=None):
     """The regions and arguments of a gcm_seal_msg / gcm_open_msg call: the message state, of
-    which only the queue's first nqueue blocks, acc, j0, nqueue and aadlen may be read, in and
-    out. at(i, base): where buffer i goes (default: misaligned at random)."""
+    which only the queue's first nqueue blocks, acc, j0, nqueue, aadlen and flags may be read,
+    in and out. at(i, base): where buffer i goes (default: misaligned at random)."""
     at = at or (lambda i, base: base + rng.randrange(64))
     nq = len(queue) // 16
     state = bytearray(rng.randbytes(MSG_BYTES))
@@ -1393,6 +1394,7 @@ def msg_regions(rng, key, hkey, acc, j0, queue, aadlen, data, in_place, at=None)
     state[MSG_ACC:MSG_ACC + 16], state[MSG_J0:MSG_J0 + 16] = acc, j0
     state[MSG_NQUEUE:MSG_NQUEUE + 8] = nq.to_bytes(8, 'little')
     state[MSG_AADLEN:MSG_AADLEN + 8] = aadlen.to_bytes(8, 'little')
+    state[MSG_FLAGS:MSG_FLAGS + 8] = flags.to_bytes(8, 'little')
     msg = Region('msg', MSG_ADDR + 16 * (at(0, 0) % 4), state, writable=True)
     msg.valid[len(queue):MSG_ACC] = bytes(MSG_ACC - len(queue))
     msg.valid[MSG_TAG:MSG_TAG + 16] = bytes(16)
@@ -1403,14 +1405,15 @@ def msg_regions(rng, key, hkey, acc, j0, queue, aadlen, data, in_place, at=None)
     return regions, [KEY_ADDR, HKEY_ADDR, msg.start, inb.start, out.start, len(data)], msg, out
 
 
-def msg_case(t, fname, key, h, acc, j0, queue, aadlen, data, in_place):
+def msg_case(t, fname, key, h, acc, j0, queue, aadlen, data, in_place, flags):
     """One call of gcm_seal_msg or gcm_open_msg against the references (see the top)."""
     rng, k = t.rng, KINDS[fname]
     try:
         hkey = t.hkey_region(h)
     except Fault as e:
         return '%s: %s' % (k.init, e)
-    regions, args, msg, out = msg_regions(rng, key, hkey, acc, j0, queue, aadlen, data, in_place)
+    regions, args, msg, out = msg_regions(rng, key, hkey, acc, j0, queue, aadlen, data, in_place,
+                                          flags)
     try:
         call(t.fns[fname], args, regions, rng)
     except Fault as e:
@@ -1427,9 +1430,9 @@ def msg_case(t, fname, key, h, acc, j0, queue, aadlen, data, in_place):
     if state[MSG_TAG:MSG_TAG + 16] != want_tag:
         return 'wrong tag: got %s, expected %s' % (state[MSG_TAG:MSG_TAG + 16].hex(),
                                                    want_tag.hex())
-    if state[MSG_J0:MSG_J0 + 16] != j0 or int.from_bytes(state[MSG_AADLEN:MSG_BYTES],
-                                                         'little') != aadlen:
-        return 'j0 or aadlen changed'
+    if state[MSG_J0:MSG_J0 + 16] != j0 or state[MSG_AADLEN:MSG_BYTES] != \
+            aadlen.to_bytes(8, 'little') + flags.to_bytes(8, 'little'):
+        return 'j0, aadlen or flags changed'
     nq = int.from_bytes(state[MSG_NQUEUE:MSG_NQUEUE + 8], 'little')
     if nq > 31:
         return '%d blocks queued on return (at most 31)' % nq
@@ -1446,6 +1449,7 @@ def ct_case(t, what, key_len, nblocks, in_place):
     counter and data must execute the same instructions and touch the same addresses."""
     rng, traces = t.rng, []
     offsets = [rng.randrange(64) for _ in range(6)]
+    offsets_j0 = rng.randbytes(16)
     fname, k = what, KINDS[what]
     for _ in range(2):
         key, h = rng.randbytes(key_len), rng.randbytes(16)
@@ -1457,11 +1461,13 @@ def ct_case(t, what, key_len, nblocks, in_place):
                                           readable=False, writable=True)
         hb = Region('h', at(4, 0x24000), h)
         bufs = [inb] + ([] if in_place else [out])
-        if k.msg:                                 # nblocks: data of 16 nblocks - nblocks % 3 bytes
-            n, nq = max(16 * nblocks - nblocks % 3, 0), nblocks % 5
+        if k.msg:       # nblocks: data of 16 nblocks - nblocks % 3 bytes; a public J0 is the
+            n, nq = max(16 * nblocks - nblocks % 3, 0), nblocks % 5     # same in both runs
+            public = nblocks % 2
+            j0 = offsets_j0 if public else rng.randbytes(16)
             regions, args, _, _ = msg_regions(
-                rng, key, t.hkey_region(h), rng.randbytes(16), rng.randbytes(16),
-                rng.randbytes(16 * nq), 16 * nq, rng.randbytes(n), in_place,
+                rng, key, t.hkey_region(h), rng.randbytes(16), j0, rng.randbytes(16 * nq),
+                16 * nq, rng.randbytes(n), in_place, MSG_CTR_PUBLIC if public else 0,
                 at=lambda i, base: base + offsets[i])
         elif what == k.init:
             regions = [hb, Region('hkey', HKEY_ADDR, bytes(1024), readable=False, writable=True)]
@@ -1544,10 +1550,12 @@ def test_msg(t, what):
             acc = rng.randbytes(16) if case % 4 else bytes(16)
             aadlen = max(16 * nq - case % 16, 0)
             in_place = case % 5 == 0
-            t.result('AES-%d %d bytes, %d queued, J0=%s%s' % (
-                8 * key_len, n, nq, j0.hex(), ' in place' if in_place else ''),
+            flags = MSG_CTR_PUBLIC if case % 3 or case % 7 == 2 else 0
+            t.result('AES-%d %d bytes, %d queued, J0=%s%s%s' % (
+                8 * key_len, n, nq, j0.hex(), ' public' if flags else '',
+                ' in place' if in_place else ''),
                 msg_case(t, what, key, h, acc, j0, rng.randbytes(16 * nq), aadlen,
-                         rng.randbytes(n), in_place))
+                         rng.randbytes(n), in_place, flags))
 
 
 def test_function(t, what):

@@ -249,6 +249,11 @@
 /* The data's first counters from J0 (GCM's native form): lanes J0 + 1 .. J0 + 4. */
 .Llane_inc_j0:
         .long 1, 0, 0, 0,  2, 0, 0, 0,  3, 0, 0, 0,  4, 0, 0, 0
+/* 4 in byte 15 (the top byte of dword 3) of each lane: the big-endian step (_gcm32_counters). */
+.Lctr_step4_be:
+        .rept 4
+        .long 0, 0, 0, 4 << 24
+        .endr
 /* All ones: BZHI's source for byte masks. */
 .Lones:
         .quad -1
@@ -916,9 +921,32 @@
  * V0-V7 = the next 32 counter blocks ^ rk[0]; CTRN (native form, lanes c+0..c+3) advances by
  * 32. Each vector's counters are the previous vector's plus 4 (CSTEP), made before the previous
  * one is turned into counter blocks: a VPADDD, (GCM) a VPSHUFB and a VPXORD per vector, no
- * branch (see "Counters" at the top of this file for the faster form that needs one).
+ * branch.
+ * With \be (GCM only, for a counter that is public: a 12-byte IV's J0 = IV || 1), a group whose
+ * 32 counters share bytes 12..14 (the low byte of its first, CTRLO, is at most 224: 7 groups in
+ * 8) is made on the big-endian blocks themselves, 4 added to byte 15 from one vector to the
+ * next: one shuffle per group instead of one per vector. That branch follows the counter, so a
+ * counter that is secret (J0 = GHASH(IV) for other IV lengths) comes with CTRLO >= 2^32, which
+ * always takes the native way.
  */
-.macro _gcm32_counters fmt
+.macro _gcm32_counters fmt, be=0
+.if \be
+        cmp             $224, CTRLO
+        ja              .Lnative\@
+        vpshufb         BSWAP128, CTRN, V0              /* big-endian: c+0 .. c+3 */
+        vpaddd          .Lctr_step4_be(%rip), V0, V1
+        vpaddd          .Lctr_step4_be(%rip), V1, V2
+        vpaddd          .Lctr_step4_be(%rip), V2, V3
+        vpaddd          .Lctr_step4_be(%rip), V3, V4
+        vpaddd          .Lctr_step4_be(%rip), V4, V5
+        vpaddd          .Lctr_step4_be(%rip), V5, V6
+        vpaddd          .Lctr_step4_be(%rip), V6, V7
+.irp i, 0,1,2,3,4,5,6,7
+        vpxord          RK0, V\i, V\i
+.endr
+        jmp             .Lmade\@
+.Lnative\@:
+.endif
         vpaddd          CSTEP, CTRN, V1
         _ctr_out        \fmt, CTRN, V0
         _ctr_step       \fmt, V1, V2
@@ -928,6 +956,10 @@
         _ctr_step       \fmt, V5, V6
         _ctr_step       \fmt, V6, V7
         _ctr_out        \fmt, V7, V7
+.if \be
+.Lmade\@:
+        add             $32, CTRLOB
+.endif
         vpaddd          .Lctr_step32(%rip), CTRN, CTRN
 .endm
 
@@ -962,8 +994,8 @@
  * this group's input, loaded into CT0-CT7, and CTR (open). The six hash items go after the
  * middle rounds 1 + floor(k (nr - 1) / 6), k = 0..5: spread over all of them, for AES-256 too.
  */
-.macro _gcm32_iter mode, fmt, hfmt, nr
-        _gcm32_counters \fmt
+.macro _gcm32_iter mode, fmt, hfmt, nr, be=0
+        _gcm32_counters \fmt, \be
 .if \mode == 2
 .irp i, 0,1,2,3,4,5,6,7
         vmovdqu8        64*\i(IN), CT\i
@@ -1006,21 +1038,22 @@
 /*
  * The main loop for \nr rounds over NBLOCKS (>= 32) blocks; leaves NBLOCKS = the blocks left
  * minus 32 (-32 .. -1). Seal (\enc) encrypts one group ahead of its hash, so it jumps to \lag
- * with the last group's output in CT0-CT7, still to be hashed; open jumps to \done.
+ * with the last group's output in CT0-CT7, still to be hashed; open jumps to \done. \be: see
+ * _gcm32_counters.
  */
-.macro _gcm32_loop enc, fmt, hfmt, nr, lag, done
+.macro _gcm32_loop enc, fmt, hfmt, nr, lag, done, be=0
 .if \enc
-        _gcm32_iter     0, \fmt, \hfmt, \nr
+        _gcm32_iter     0, \fmt, \hfmt, \nr, \be
         sub             $32, NBLOCKS
         jb              \lag
 .Lloop\@:
-        _gcm32_iter     1, \fmt, \hfmt, \nr
+        _gcm32_iter     1, \fmt, \hfmt, \nr, \be
         sub             $32, NBLOCKS
         jae             .Lloop\@
         jmp             \lag
 .else
 .Lloop\@:
-        _gcm32_iter     2, \fmt, \hfmt, \nr
+        _gcm32_iter     2, \fmt, \hfmt, \nr, \be
         sub             $32, NBLOCKS
         jae             .Lloop\@
         jmp             \done
@@ -1326,6 +1359,8 @@
         .set            NBLOCKS,  %r10  /* the main loop's blocks left, minus 32 */
         .set            TMASK,    %r10  /* a mask being made */
         .set            QB,       %rbx  /* -16 * the queued blocks left; first, blocks done */
+        .set            CTRLO,    %rbx  /* the main loop: the low byte of its next counter */
+        .set            CTRLOB,   %bl
         .set            GHP,      %rdi  /* the powers of the next vector to hash */
         .set            QS,       %rsi  /* where the next hashed data blocks are queued */
         .set            TBYTES,   %r9   /* data bytes left */
@@ -1508,22 +1543,31 @@
         _reduce32_b
         movq            $0, AESFAST_MSG_NQUEUE(MSG)
 .Lgroups\@:
-        mov             LEN, QB
-        shr             $4, QB
-        and             $-32, QB                        /* the main loop's blocks */
+        mov             LEN, NBLOCKS
+        shr             $4, NBLOCKS
+        and             $-32, NBLOCKS                   /* the main loop's blocks */
         jz              .Lafter\@
-        lea             -32(QB), NBLOCKS
+        sub             $32, NBLOCKS
+        movabs          $1 << 32, CTRLO                 /* a secret counter: the native form */
+        testb           $AESFAST_MSG_CTR_PUBLIC, AESFAST_MSG_FLAGS(MSG)
+        jz              .Lsecret\@
+        movzbl          AESFAST_MSG_J0+15(MSG), %ebx
+        inc             CTRLOB                          /* J0 + 1: the data's first counter */
+.Lsecret\@:
         cmp             $14, ROUNDS
         je              .L256\@
-        _gcm32_loop     \enc, ctr32, ghash, 10, .Llag\@, .Lafter\@
+        _gcm32_loop     \enc, ctr32, ghash, 10, .Llag\@, .Lafter\@, be=1
 .L256\@:
-        _gcm32_loop     \enc, ctr32, ghash, 14, .Llag\@, .Lafter\@
+        _gcm32_loop     \enc, ctr32, ghash, 14, .Llag\@, .Lafter\@, be=1
 .if \enc
 .Llag\@:
         _hash32_group   ghash
 .endif
 .Lafter\@:
         _msg_store_acc
+        mov             LEN, QB
+        shr             $4, QB
+        and             $-32, QB                        /* the main loop's blocks */
 
 .Llast\@:                                               /* QB blocks done, TBYTES = len */
         mov             LEN, GHP
