@@ -166,6 +166,13 @@ typedef void aesfast_aead_crypt_fn(const aesfast_key *key, const aesfast_hash_ke
                                    uint8_t *out, size_t nblocks);
 typedef void aesfast_gcm_msg_fn(const aesfast_key *key, const aesfast_hash_key *hkey,
                                 aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out, size_t len);
+/* A tier's end of a message, for kernels/gcm_msg.c (not in the tier table): gcm_seal_msg's or
+ * gcm_open_msg's work on the last len bytes of a message whose first `done` blocks are hashed
+ * into msg->acc already (the lengths block counts them; the data's counters start at
+ * J0 + 1 + done), for as few blocks as the tier's one reduction takes. */
+typedef void aesfast_gcm_last_fn(const aesfast_key *key, const aesfast_hash_key *hkey,
+                                 aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out,
+                                 size_t len, size_t done);
 
 /* One AEAD mode family's kernels (see the top of this file). */
 typedef struct aesfast_aead_kernel {
@@ -221,6 +228,12 @@ aesfast_hash_init_fn aesfast_aesni_polyval_init;
 aesfast_hash_fn aesfast_aesni_polyval;
 aesfast_aead_crypt_fn aesfast_aesni_gcmsiv_ctr_then_hash;
 aesfast_gcmsiv_derive_fn aesfast_aesni_gcmsiv_derive; /* in aesni.S; the VAES tiers' too */
+/* GCM's message in one call: kernels/gcm_msg.c over the last-block functions of gcm_aesni.S
+ * (groups of 8 blocks: the table's powers). */
+aesfast_gcm_msg_fn aesfast_aesni_gcm_seal_msg;
+aesfast_gcm_msg_fn aesfast_aesni_gcm_open_msg;
+aesfast_gcm_last_fn aesfast_aesni_gcm_seal_last;
+aesfast_gcm_last_fn aesfast_aesni_gcm_open_last;
 /* kernels/amd64/vaes.S: VAES on 256-bit (AVX2) and 512-bit (AVX-512) vectors, one source. */
 aesfast_ctr32_xor_fn aesfast_vaes_avx2_ctr32_xor;
 aesfast_ctr32_xor_fn aesfast_vaes_avx512_ctr32_xor;

@@ -217,7 +217,7 @@ static const tier tier_aesni = {
     {"aesni", aesfast_aesni_set_key, aesfast_aesni_encrypt_block, aesfast_aesni_ctr32_xor,
      GCM_KERNELS(aesni, aesni, aesfast_aesni_ctr32_xor),
      GCMSIV_KERNELS(aesni, aesni, aesfast_aesni_polyval_init), aesfast_aesni_gcmsiv_derive,
-     NULL, NULL},
+     aesfast_aesni_gcm_seal_msg, aesfast_aesni_gcm_open_msg},
     F_AES | F_PCLMUL | F_SSSE3 | F_SSE41,
 };
 #endif

@@ -70,6 +70,12 @@
 #define TLS_FIXED_IV EVP_GCM_TLS_FIXED_IV_LEN       /* 4 */
 #define TLS_TAG EVP_GCM_TLS_TAG_LEN                 /* 16 */
 
+/* The per-message path (an IV-only init, AAD, one data update, final, tag) is kept small: what
+ * it does inline, and the rest out of line, so that its functions need few registers and no
+ * stack frame. */
+#define GCM_FAST static inline __attribute__((always_inline))
+#define GCM_SLOW static __attribute__((noinline, cold))
+
 typedef enum { IV_UNSET, IV_BUFFERED, IV_ACTIVE, IV_FINISHED } gcm_iv_state;
 typedef enum { MSG_AAD, MSG_ONE, MSG_STREAM } gcm_phase;
 
@@ -239,7 +245,7 @@ static void store_padded(uint8_t dst[AESFAST_BLOCK], const uint8_t *src, size_t 
 /* gcm_seal_msg or gcm_open_msg (aesfast_kernel.h) from the tier's other kernels, for the tiers
  * that have no such kernel: the queue and the whole blocks hashed by separate calls, the partial
  * block and E(J0) by single-block calls. */
-static void gcm_msg_composed(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
+static __attribute__((noinline)) void gcm_msg_composed(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
 {
     const aesfast_kernel *k = c->base.kernel;
     aesfast_gcm_msg *m = &c->msg;
@@ -283,7 +289,7 @@ static void gcm_msg_composed(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t
 }
 
 /* The first data update, or a final without data (len 0): one call (see MSG_ONE). */
-static void gcm_msg(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
+GCM_FAST void gcm_msg(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
 {
     const aesfast_kernel *k = c->base.kernel;
     aesfast_gcm_msg_fn *fn = c->base.enc ? k->gcm_seal_msg : k->gcm_open_msg;
@@ -297,7 +303,7 @@ static void gcm_msg(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
 /* A second data update: the stream takes the message over from msg's hash state, with the
  * queued whole blocks, the partial block's bytes and its keystream (made again: the one-call
  * kernels keep none), and the counter of the block after it. */
-static void gcm_to_stream(gcm_ctx *c)
+GCM_SLOW void gcm_to_stream(gcm_ctx *c)
 {
     const aesfast_kernel *k = c->base.kernel;
     aesfast_gcm_msg *m = &c->msg;
@@ -318,17 +324,18 @@ static void gcm_to_stream(gcm_ctx *c)
     c->phase = MSG_STREAM;
 }
 
-/* msg.tag = the tag of the message (ends its hash: call once). */
-static void gcm_tag(gcm_ctx *c)
+/* msg.tag = the tag of a message that had no data (one call of none) or more than one data
+ * update (the stream's hash finished); one with one data update has it made already. */
+GCM_SLOW void gcm_tag_slow(gcm_ctx *c)
 {
     const aesfast_kernel *k = c->base.kernel;
     uint8_t lens[AESFAST_BLOCK], ekj0[AESFAST_BLOCK];
 
     switch (c->phase) {
-    case MSG_AAD: /* no data: one call of none */
+    case MSG_AAD:
         gcm_msg(c, NULL, NULL, 0);
         break;
-    case MSG_ONE: /* made by the data update */
+    case MSG_ONE:
         break;
     case MSG_STREAM:
         gcm_lengths(lens, c->st.aadlen, c->st.datalen);
@@ -343,7 +350,7 @@ static void gcm_tag(gcm_ctx *c)
 
 /* AAD: queued in msg (zero-padded blocks, the last one filled up by more AAD), hashed into
  * msg.acc only where the queue would overflow. */
-static void gcm_aad(gcm_ctx *c, const uint8_t *in, size_t len)
+GCM_SLOW void gcm_aad_slow(gcm_ctx *c, const uint8_t *in, size_t len)
 {
     const aesfast_kernel *k = c->base.kernel;
     aesfast_gcm_msg *m = &c->msg;
@@ -375,19 +382,39 @@ static void gcm_aad(gcm_ctx *c, const uint8_t *in, size_t len)
         store_padded(m->queue + AESFAST_BLOCK * m->nqueue++, in, tail);
 }
 
-/* Data: the first update in one call, later ones on the stream. */
-static void gcm_data(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
+/* The usual AAD, a record header of 1..15 bytes in one update, inline; the rest (EVP_Cipher
+ * passes empty AAD too) out of line. */
+GCM_FAST void gcm_aad(gcm_ctx *c, const uint8_t *in, size_t len)
+{
+    aesfast_gcm_msg *m = &c->msg;
+
+    if (len - 1 < AESFAST_BLOCK - 1 && m->aadlen == 0) { /* 1..15 bytes, the first */
+        m->aadlen = len;
+        store_padded(m->queue, in, len);
+        m->nqueue = 1;
+    } else {
+        gcm_aad_slow(c, in, len);
+    }
+}
+
+/* A data update after the first: on the stream. */
+GCM_SLOW void gcm_data_more(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
 {
     const aesfast_kernel *k = c->base.kernel;
 
+    if (c->phase == MSG_ONE)
+        gcm_to_stream(c);
+    aesfast_aead_crypt(&c->st, k, &k->gcm, &c->base.key, &c->hkey, in, out, len, c->base.enc);
+}
+
+/* Data: the first update in one call, later ones on the stream. */
+GCM_FAST void gcm_data(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
+{
     if (c->phase == MSG_AAD) {
         gcm_msg(c, in, out, len);
         c->phase = MSG_ONE;
     } else {
-        if (c->phase == MSG_ONE)
-            gcm_to_stream(c);
-        aesfast_aead_crypt(&c->st, k, &k->gcm, &c->base.key, &c->hkey, in, out, len,
-                           c->base.enc);
+        gcm_data_more(c, out, in, len);
     }
     c->datalen += len;
 }
@@ -411,8 +438,8 @@ static int gcm_have_key(const gcm_ctx *c)
     return 0;
 }
 
-/* Key and IV in place, the message started: 1, or 0 with an error raised. */
-static int gcm_ready(gcm_ctx *c)
+/* gcm_ready's other cases: a message to start on a random IV, or the errors. */
+GCM_SLOW int gcm_start(gcm_ctx *c)
 {
     if (!gcm_have_key(c))
         return 0;
@@ -445,29 +472,45 @@ static int gcm_ready(gcm_ctx *c)
     return 1;
 }
 
+/* Key and IV in place, the message started: 1, or 0 with an error raised. (A message under way
+ * began with a key.) */
+GCM_FAST int gcm_ready(gcm_ctx *c)
+{
+    if (c->iv_state == IV_ACTIVE)
+        return 1;
+    if (c->iv_state == IV_BUFFERED && c->base.key_set) {
+        gcm_begin(c, c->base.enc);
+        return 1;
+    }
+    return gcm_start(c);
+}
+
+/* The errors of gcm_bytes. */
+GCM_SLOW int gcm_refuse_bytes(const gcm_ctx *c, int aad)
+{
+    if (aad && c->phase != MSG_AAD)
+        AESFAST_RAISE(c->base.prov, AESFAST_R_AAD_AFTER_DATA, "%s: AAD after %llu bytes of data",
+                      c->base.name, (unsigned long long)c->datalen);
+    else if (aad)
+        AESFAST_RAISE(c->base.prov, AESFAST_R_MESSAGE_TOO_LONG,
+                      "%s: more than 2^61 - 1 bytes of AAD", c->base.name);
+    else
+        AESFAST_RAISE(c->base.prov, AESFAST_R_MESSAGE_TOO_LONG,
+                      "%s: more than 2^36 - 32 bytes of data under one IV", c->base.name);
+    return 0;
+}
+
 /* AAD (out == NULL) or data; the message must be ready. */
-static int gcm_bytes(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
+GCM_FAST int gcm_bytes(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
 {
     if (out == NULL) {
-        if (c->phase != MSG_AAD) {
-            AESFAST_RAISE(c->base.prov, AESFAST_R_AAD_AFTER_DATA,
-                          "%s: AAD after %llu bytes of data", c->base.name,
-                          (unsigned long long)c->datalen);
-            return 0;
-        }
-        if (len > GCM_MAX_AAD - c->msg.aadlen) {
-            AESFAST_RAISE(c->base.prov, AESFAST_R_MESSAGE_TOO_LONG,
-                          "%s: more than 2^61 - 1 bytes of AAD", c->base.name);
-            return 0;
-        }
+        if (c->phase != MSG_AAD || len > GCM_MAX_AAD - c->msg.aadlen)
+            return gcm_refuse_bytes(c, 1);
         gcm_aad(c, in, len);
         return 1;
     }
-    if (len > GCM_MAX_DATA - c->datalen) {
-        AESFAST_RAISE(c->base.prov, AESFAST_R_MESSAGE_TOO_LONG,
-                      "%s: more than 2^36 - 32 bytes of data under one IV", c->base.name);
-        return 0;
-    }
+    if (len > GCM_MAX_DATA - c->datalen)
+        return gcm_refuse_bytes(c, 0);
     gcm_data(c, out, in, len);
     return 1;
 }
@@ -480,7 +523,7 @@ static void gcm_forget_tag(gcm_ctx *c)
     memcpy(c->msg.tag, &zero, sizeof(zero));
 }
 
-static int gcm_do_final(gcm_ctx *c)
+GCM_FAST int gcm_do_final(gcm_ctx *c)
 {
     int ok = 1;
 
@@ -489,7 +532,8 @@ static int gcm_do_final(gcm_ctx *c)
     if (!aesfast_cipher_need_tag(&c->base, c->tag_state == TAG_EXPECTED,
                                  "expected tag before the final decrypt call"))
         return 0;
-    gcm_tag(c);
+    if (c->phase != MSG_ONE)
+        gcm_tag_slow(c);
     if (c->base.enc) {
         c->taglen = GCM_TAG_MAX;
         c->tag_state = TAG_MADE; /* in msg.tag */
@@ -604,7 +648,7 @@ static int gcm_tls_aad(gcm_ctx *c, const uint8_t *aad, size_t len)
 
 /* One whole record in place, in one kernel call (its AAD queued first). *outl: the bytes
  * produced (sealing: all of it; opening: payload). */
-static int gcm_tls_record(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len, size_t *outl)
+static __attribute__((noinline)) int gcm_tls_record(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len, size_t *outl)
 {
     int enc = c->base.enc, ok = 0;
 
@@ -687,7 +731,7 @@ AESFAST_HOOK void gcm_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv
 }
 
 /* update and EVP_Cipher: AAD when out is NULL, else data; a pending TLS record comes first. */
-static int gcm_process(gcm_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
+GCM_FAST int gcm_process(gcm_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
                        size_t inl)
 {
     if (c->tls_aad_len != 0)
