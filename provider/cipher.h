@@ -258,6 +258,42 @@ static inline int aesfast_cipher_need_tag(const aesfast_cipher_ctx *c, int have,
     return c->enc || have || aesfast_cipher_refuse_no_tag(c, what_when);
 }
 
+/* n bytes from src to dst, the 16 of a tag as one copy of known size (a libc call costs the
+ * per-record path more than the copy). */
+static inline void aesfast_copy_tag(void *dst, const void *src, size_t n)
+{
+    if (n == 16)
+        memcpy(dst, src, 16);
+    else
+        memcpy(dst, src, n);
+}
+
+/* OSSL_PARAM_set_octet_string and _get_octet_string (into a buffer of max bytes) as
+ * OSSL_PARAM(3) defines them, inline for the per-record tag; 0 where those return 0 (the hook
+ * then says the type or size does not fit). */
+static inline int aesfast_param_set_octets(OSSL_PARAM *p, const void *v, size_t n)
+{
+    p->return_size = 0;
+    if (p->data_type != OSSL_PARAM_OCTET_STRING)
+        return 0;
+    p->return_size = n;
+    if (p->data == NULL)
+        return 1;
+    if (p->data_size < n)
+        return 0;
+    aesfast_copy_tag(p->data, v, n);
+    return 1;
+}
+
+static inline int aesfast_param_get_octets(const OSSL_PARAM *p, void *dst, size_t max, size_t *n)
+{
+    if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL || p->data_size > max)
+        return 0;
+    *n = p->data_size;
+    aesfast_copy_tag(dst, p->data, p->data_size);
+    return 1;
+}
+
 /* For the hooks: a "keylen" or "ivlen" set that takes only the value it has (want). */
 aesfast_param_result aesfast_param_fixed_size(const aesfast_cipher_ctx *c, const OSSL_PARAM *p,
                                               aesfast_param id, size_t want);

@@ -826,7 +826,7 @@ AESFAST_HOOK aesfast_param_result gcm_get(aesfast_cipher_ctx *b, OSSL_PARAM *p, 
                           "encrypt call", b->name, p->data_size);
             return AESFAST_PARAM_FAILED;
         }
-        ok = OSSL_PARAM_set_octet_string(p, c->msg.tag, p->data_size);
+        ok = aesfast_param_set_octets(p, c->msg.tag, p->data_size);
         break;
     case AESFAST_P_TAGLEN:
         ok = OSSL_PARAM_set_size_t(p, c->taglen != 0 ? c->taglen : GCM_TAG_MAX);
@@ -863,13 +863,12 @@ static int octets(const gcm_ctx *c, const OSSL_PARAM *p)
     return 0;
 }
 
-static int gcm_set_tag(gcm_ctx *c, const OSSL_PARAM *p)
+GCM_FAST int gcm_set_tag(gcm_ctx *c, const OSSL_PARAM *p)
 {
     uint8_t tag[GCM_TAG_MAX];
-    void *vp = tag;
     size_t sz = 0;
 
-    if (!OSSL_PARAM_get_octet_string(p, &vp, sizeof(tag), &sz)) {
+    if (!aesfast_param_get_octets(p, tag, sizeof(tag), &sz)) {
         AESFAST_RAISE(c->base.prov, AESFAST_R_INVALID_TAG_LENGTH,
                       "%s: the tag is an octet string of 1..16 bytes (given %zu)", c->base.name,
                       p->data_size);
@@ -881,7 +880,7 @@ static int gcm_set_tag(gcm_ctx *c, const OSSL_PARAM *p)
                       c->base.name);
         return 0;
     }
-    memcpy(c->tag, tag, sz);
+    aesfast_copy_tag(c->tag, tag, sz);
     c->taglen = sz;
     c->tag_state = TAG_EXPECTED;
     return 1;

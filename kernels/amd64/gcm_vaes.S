@@ -1364,6 +1364,7 @@
         .set            GHP,      %rdi  /* the powers of the next vector to hash */
         .set            QS,       %rsi  /* where the next hashed data blocks are queued */
         .set            TBYTES,   %r9   /* data bytes left */
+        .set            RKT_X,    %xmm29
         .set            EJ0,      V6    /* E(J0), in every lane */
         .set            EJ0_X,    %xmm6
         .set            LENS,     V7    /* the lengths block as an integer, lane 0 */
@@ -1417,7 +1418,13 @@
         add             $64, GHP
         jmp             .Lloop\@
 .Llast\@:
+        cmp             $-16, QB
+        jne             .Lmasked\@
+        vmovdqu8        (\qs, QB), RKT_X                /* one block, as C stored it */
+        jmp             .Lhash\@
+.Lmasked\@:
         vmovdqu8        (\qs, QB), RKT{%k3}{z}
+.Lhash\@:
         _msg_hash       RKT, (GHP)
         sub             QB, GHP
 .Ldone\@:
@@ -1604,11 +1611,29 @@
 .Lqueue\@:
         _msg_queue_setup QS
         _msg_queue      QS
+        xor             %ebx, %ebx                      /* (QB is done with) */
+        cmp             $16, TBYTES
+        ja              .Lwide\@
+        cmpq            $1, AESFAST_MSG_NQUEUE(MSG)
+        ja              .Lwide\@
+        inc             %ebx                            /* a block of data and one queued at most */
+.Lwide\@:
         _msg_data       \enc
         vpxord          GACC, LENS, GA                  /* the lengths block, against H^1 */
         _tail_mul       GA, (GHP)
         _reduce32_a     kara=0
+        test            %ebx, %ebx
+        jz              .Llanes\@
+        /* Everything was in lane 0 (the sums' other lanes are zero): the second fold alone,
+         * none of the lane sums on the way to the tag. */
+        vpclmulqdq      $0x10, .Lgfpoly(%rip), GMI_X, GT1_X /* M0 * C */
+        vpshufd         $0x4e, GMI_X, GMI_X
+        vpternlogd      $0x96, GT1_X, GMI_X, GHI_X
+        vmovdqa         GHI_X, GACC_X
+        jmp             .Ltag\@
+.Llanes\@:
         _reduce32_b
+.Ltag\@:
         vpshufb         .Lbswap128(%rip), GACC_X, GACC_X
         vpxor           EJ0_X, GACC_X, GACC_X
         vmovdqu         GACC_X, AESFAST_MSG_TAG(MSG)
