@@ -243,9 +243,12 @@ static void store_padded(uint8_t dst[AESFAST_BLOCK], const uint8_t *src, size_t 
 }
 
 /* gcm_seal_msg or gcm_open_msg (aesfast_kernel.h) from the tier's other kernels, for the tiers
- * that have no such kernel: the queue and the whole blocks hashed by separate calls, the partial
- * block and E(J0) by single-block calls. */
-static __attribute__((noinline)) void gcm_msg_composed(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
+ * that have no such kernel. A message whose blocks fit in the queue (with a spare block for the
+ * lengths) takes its keystream from one counter call, queues its hashed blocks, and hashes the
+ * queue and the lengths block in one call; a longer one hashes its queue, then its whole blocks
+ * with the stitched kernel. The partial block and E(J0) are single-block calls. */
+static __attribute__((noinline)) void gcm_msg_composed(gcm_ctx *c, const uint8_t *in,
+                                                        uint8_t *out, size_t len)
 {
     const aesfast_kernel *k = c->base.kernel;
     aesfast_gcm_msg *m = &c->msg;
@@ -254,13 +257,22 @@ static __attribute__((noinline)) void gcm_msg_composed(gcm_ctx *c, const uint8_t
 
     memcpy(ctr, m->j0, AESFAST_BLOCK);
     aesfast_ctr32_add(ctr, CTR32_BE_LAST, 1);
-    if (whole != 0 || m->nqueue == AESFAST_GCM_QUEUE - 1) { /* (room for 2 more blocks) */
+    if (m->nqueue + whole + (partial != 0) + 1 <= AESFAST_GCM_QUEUE) {
+        uint8_t *q = m->queue + AESFAST_BLOCK * m->nqueue;
+
+        if (!c->base.enc) /* the input, before an in-place output overwrites it */
+            memcpy(q, in, whole * AESFAST_BLOCK);
+        k->gcm.ctr(&c->base.key, ctr, in, out, whole);
+        if (c->base.enc)
+            memcpy(q, out, whole * AESFAST_BLOCK);
+        m->nqueue += whole;
+    } else {
         k->gcm.hash(&c->hkey, m->acc, m->queue, m->nqueue);
         m->nqueue = 0;
-    }
-    if (whole != 0) {
         (c->base.enc ? k->gcm.ctr_then_hash : k->gcm.hash_then_ctr)(
             &c->base.key, &c->hkey, m->acc, ctr, in, out, whole);
+    }
+    if (whole != 0) {
         aesfast_ctr32_add(ctr, CTR32_BE_LAST, (uint32_t)whole);
         in += whole * AESFAST_BLOCK;
         out += whole * AESFAST_BLOCK;
