@@ -242,6 +242,12 @@ aesfast_hash_init_fn aesfast_vaes_avx2_ghash_init;
 aesfast_hash_fn aesfast_vaes_avx2_ghash;
 aesfast_aead_crypt_fn aesfast_vaes_avx2_gcm_ctr_then_hash;
 aesfast_aead_crypt_fn aesfast_vaes_avx2_gcm_hash_then_ctr;
+/* GCM's message in one call (kernels/gcm_msg.c), its last blocks by gcm_aesni.S's legacy-SSE
+ * functions on this tier's table (groups of 8 blocks). */
+aesfast_gcm_msg_fn aesfast_vaes_avx2_gcm_seal_msg;
+aesfast_gcm_msg_fn aesfast_vaes_avx2_gcm_open_msg;
+aesfast_gcm_last_fn aesfast_vaes_avx2_gcm_seal_last;
+aesfast_gcm_last_fn aesfast_vaes_avx2_gcm_open_last;
 aesfast_hash_init_fn aesfast_vaes_avx512_ghash_init;
 aesfast_hash_fn aesfast_vaes_avx512_ghash;
 aesfast_aead_crypt_fn aesfast_vaes_avx512_gcm_ctr_then_hash;

@@ -14,10 +14,11 @@
 
 #if defined(__x86_64__) && defined(AESFAST_ASM)
 
-/* A tier's part: its group (queue, data and lengths blocks the last function takes at most),
- * GHASH, stitched kernels and last functions. */
+/* A tier's part: how many data blocks (lanes) and how many blocks in all (powers: queue,
+ * data and lengths block) its last function takes, its GHASH, stitched kernels and last
+ * functions. */
 typedef struct {
-    size_t group;
+    size_t lanes, powers;
     aesfast_hash_fn *hash;
     aesfast_aead_crypt_fn *crypt[2]; /* open, seal */
     aesfast_gcm_last_fn *last[2];
@@ -31,7 +32,7 @@ static void gcm_msg(const gcm_msg_tier *t, int enc, const aesfast_key *key,
     uint8_t ctr[AESFAST_BLOCK];
     uint32_t lo;
 
-    if (msg->nqueue + whole + partial + 1 <= t->group) {
+    if (whole + partial <= t->lanes && msg->nqueue + whole + partial + 1 <= t->powers) {
         t->last[enc](key, hkey, msg, in, out, len, 0);
         return;
     }
@@ -39,7 +40,12 @@ static void gcm_msg(const gcm_msg_tier *t, int enc, const aesfast_key *key,
         t->hash(hkey, msg->acc, msg->queue, msg->nqueue);
         msg->nqueue = 0;
     }
-    tail = whole < t->group - 1 - partial ? whole : t->group - 1 - partial;
+    /* The stitched kernels take groups of 8 blocks (16 on vaes-avx2, which does 8 in its
+     * tail): what is left past the last group of 8, or 4 fewer where that and a partial block
+     * are more than the last function takes. */
+    tail = whole % 8;
+    if (tail + partial > t->lanes)
+        tail -= 4;
     done = whole - tail;
     if (done != 0) { /* from J0 + 1 (inc32) */
         memcpy(ctr, msg->j0, AESFAST_BLOCK);
@@ -54,9 +60,15 @@ static void gcm_msg(const gcm_msg_tier *t, int enc, const aesfast_key *key,
 }
 
 static const gcm_msg_tier aesni = {
-    8, aesfast_aesni_ghash,
+    7, 8, aesfast_aesni_ghash,
     {aesfast_aesni_gcm_hash_then_ctr, aesfast_aesni_gcm_ctr_then_hash},
     {aesfast_aesni_gcm_open_last, aesfast_aesni_gcm_seal_last},
+};
+
+static const gcm_msg_tier vaes_avx2 = {
+    7, 16, aesfast_vaes_avx2_ghash,
+    {aesfast_vaes_avx2_gcm_hash_then_ctr, aesfast_vaes_avx2_gcm_ctr_then_hash},
+    {aesfast_vaes_avx2_gcm_open_last, aesfast_vaes_avx2_gcm_seal_last},
 };
 
 void aesfast_aesni_gcm_seal_msg(const aesfast_key *key, const aesfast_hash_key *hkey,
@@ -71,4 +83,19 @@ void aesfast_aesni_gcm_open_msg(const aesfast_key *key, const aesfast_hash_key *
     gcm_msg(&aesni, 0, key, hkey, msg, in, out, len);
 }
 
+void aesfast_vaes_avx2_gcm_seal_msg(const aesfast_key *key, const aesfast_hash_key *hkey,
+                                    aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out,
+                                    size_t len)
+{
+    gcm_msg(&vaes_avx2, 1, key, hkey, msg, in, out, len);
+}
+
+void aesfast_vaes_avx2_gcm_open_msg(const aesfast_key *key, const aesfast_hash_key *hkey,
+                                    aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out,
+                                    size_t len)
+{
+    gcm_msg(&vaes_avx2, 0, key, hkey, msg, in, out, len);
+}
+
 #endif
+

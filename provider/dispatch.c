@@ -210,7 +210,8 @@ static const tier tier_vaes_avx2 = {
      aesfast_vaes_avx2_ctr32_xor,
      GCM_KERNELS(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_ctr32_xor),
      GCMSIV_KERNELS(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_polyval_init_few),
-     aesfast_aesni_gcmsiv_derive, NULL, NULL},
+     aesfast_aesni_gcmsiv_derive, aesfast_vaes_avx2_gcm_seal_msg,
+     aesfast_vaes_avx2_gcm_open_msg},
     F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_VAES | F_VPCLMUL | F_BMI2,
 };
 static const tier tier_aesni = {

@@ -1641,10 +1641,13 @@ def test_function(t, what):
 STATE_ADDR, STATE_BYTES = 0x48000, 1024
 
 
-def instruction_forms(path, prefix, tmpdir):
-    """{(mnemonic, operand kinds)} of the functions of PATH whose name starts with prefix."""
+def instruction_forms(path, prefix, tmpdir, only=None):
+    """{(mnemonic, operand kinds)} of the functions of PATH whose name starts with prefix (and,
+    with only, of the members whose file name contains it)."""
     forms = {}
     for obj in archive_members(path, tmpdir):
+        if only and only not in os.path.basename(obj):
+            continue
         for name in defined_functions(obj):
             if name.startswith(prefix):
                 for insn in load_function(obj, name, tmpdir, avx2_only=False)[0]:
@@ -1660,7 +1663,10 @@ def run_snippets(path, so, tmpdir, rng, kernels=None):
     passed = failed = 0
     if kernels:
         covered = instruction_forms(path, 'vaes_model_snip_', tmpdir)
-        for form, text in sorted(instruction_forms(kernels, 'aesfast_vaes_avx2_', tmpdir).items()):
+        # The 256-bit kernels of vaes.S and gcm_vaes.S (the tier's one-call GCM also has C in
+        # kernels/gcm_msg.c and legacy SSE in gcm_aesni.S, whose forms are not this model's)
+        for form, text in sorted(instruction_forms(kernels, 'aesfast_vaes_avx2_', tmpdir,
+                                                   only='vaes.S').items()):
             if form not in covered and form[0] not in ('endbr64', 'ret', 'nop', 'jmp', 'ud2'):
                 print('FAIL %s: a form of a 256-bit kernel that no snippet checks' % text)
                 failed += 1

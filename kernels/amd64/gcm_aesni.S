@@ -715,8 +715,17 @@ AESFAST_END(aesfast_aesni_gcmsiv_ctr_then_hash)
 #define LDONE 24(%rsp)  /* the seventh argument, after the two pushes */
 .set ACCX,      T2
 
+/*
+ * The table layouts the last-block functions read (.Llayout, set by _gcm_last):
+ *   0  this tier's: K_n at 32 (n - 1), its Karatsuba word 16 bytes on (see the top of the file);
+ *   1  the vaes-avx2 tier's (gcm_vaes.S): K_n (there H'^n, the same value) at 16 (16 - n), its
+ *      Karatsuba word 256 bytes on. Its functions end with VZEROUPPER, so this legacy-SSE code
+ *      runs after them without a penalty for dirty upper halves.
+ * The powers of the blocks of a message come in the order K_n, K_(n-1), ..., K_1.
+ */
+
 /* The block in T0 (reflected) times the power at (LHP), into LO, MID, HI; the hash state
- * (ACCX) is added into the first block and is zero after. */
+ * (ACCX) is added into the first block and is zero after; LHP moves to the next power. */
 .macro _last_hash
         pxor            ACCX, T0
         pxor            ACCX, ACCX
@@ -725,11 +734,19 @@ AESFAST_END(aesfast_aesni_gcmsiv_ctr_then_hash)
         movdqa          T0, RKT
         pclmulqdq       $0x00, (LHP), RKT       /* a0 k0 */
         pclmulqdq       $0x11, (LHP), T0        /* a1 k1 */
-        pclmulqdq       $0x00, 16(LHP), T1      /* (a0 ^ a1)(k0 ^ k1) */
+.if .Llayout
+        pclmulqdq       $0x00, 256(LHP), T1     /* (a0 ^ a1)(k0 ^ k1) */
+.else
+        pclmulqdq       $0x00, 16(LHP), T1
+.endif
         pxor            RKT, LO
         pxor            T0, HI
         pxor            T1, MID
+.if .Llayout
+        add             $16, LHP
+.else
         sub             $32, LHP
+.endif
 .endm
 
 /* E(J0) into X0 and the keystream of the data's blocks into X1..X(\n-1). */
@@ -868,8 +885,10 @@ AESFAST_END(aesfast_aesni_gcmsiv_ctr_then_hash)
 .Lnext\@:
 .endm
 
-/* The body of aesfast_aesni_gcm_seal_last (\enc = 1) and _open_last. */
-.macro _gcm_last enc
+/* The body of aesfast_aesni_gcm_seal_last (\enc = 1) and _open_last (\layout 0), and of
+ * aesfast_vaes_avx2_gcm_seal_last and _open_last (\layout 1: vaes-avx2's table). */
+.macro _gcm_last enc, layout
+        .set            .Llayout, \layout
         push            %rbx
         push            %rbp
         movdqa          .Lbswap_mask(%rip), BSWAP
@@ -898,8 +917,14 @@ AESFAST_END(aesfast_aesni_gcmsiv_ctr_then_hash)
 .Lhash\@:
         mov             AESFAST_MSG_NQUEUE(LMSG), LTMP
         lea             (LTMP, LT), LQS         /* P + t */
+.if \layout
+        shl             $4, LQS
+        neg             LQS
+        lea             240(LHP, LQS), LHP      /* K_(P + t + 1) at 16 (16 - (P + t + 1)) */
+.else
         shl             $5, LQS
-        add             LQS, LHP                /* K_(P + t + 1) */
+        add             LQS, LHP                /* K_(P + t + 1) at 32 (P + t) */
+.endif
         lea             AESFAST_MSG_QUEUE(LMSG), LQS
         pxor            LO, LO
         pxor            MID, MID
@@ -956,11 +981,20 @@ AESFAST_END(aesfast_aesni_gcmsiv_ctr_then_hash)
  * queue's, nqueue counting them. Needs nqueue + ceil(len / 16) + 1 <= 8.
  */
 AESFAST_FUNC(aesfast_aesni_gcm_seal_last)
-        _gcm_last       1
+        _gcm_last       1, 0
 AESFAST_END(aesfast_aesni_gcm_seal_last)
 
 AESFAST_FUNC(aesfast_aesni_gcm_open_last)
-        _gcm_last       0
+        _gcm_last       0, 0
 AESFAST_END(aesfast_aesni_gcm_open_last)
+
+/* The same for the vaes-avx2 tier (its table; groups of 8 blocks, as here). */
+AESFAST_FUNC(aesfast_vaes_avx2_gcm_seal_last)
+        _gcm_last       1, 1
+AESFAST_END(aesfast_vaes_avx2_gcm_seal_last)
+
+AESFAST_FUNC(aesfast_vaes_avx2_gcm_open_last)
+        _gcm_last       0, 1
+AESFAST_END(aesfast_vaes_avx2_gcm_open_last)
 
 #endif /* __x86_64__ */
