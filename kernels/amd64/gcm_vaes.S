@@ -1186,10 +1186,9 @@
         kmovq           TMASK, %k1
 .endm
 
-/* One vector of _gcm32_tail, \masked by k1 or whole; advances IN, OUT, CTRN and GHP. Its hash
- * input (seal: the output, masked-off lanes zero; open: the input) goes to \keep instead, if
- * given, for the caller to hash. */
-.macro _gcm32_tail_vec enc, fmt, hfmt, masked, keep
+/* V0 = the next vector of counter blocks (CTRN advances) through all rounds but the last, and
+ * RKT = its input, \masked by k1 (zeroing) or whole. */
+.macro _tail_vec_start fmt, masked
         _ctr_out        \fmt, CTRN, V0
         vpaddd          CSTEP, CTRN, CTRN
         _tail_rounds
@@ -1198,6 +1197,13 @@
 .else
         vmovdqu8        (IN), RKT
 .endif
+.endm
+
+/* One vector of _gcm32_tail, \masked by k1 or whole; advances IN, OUT, CTRN and GHP. Its hash
+ * input (seal: the output, masked-off lanes zero; open: the input) goes to \keep instead, if
+ * given, for the caller to hash. */
+.macro _gcm32_tail_vec enc, fmt, hfmt, masked, keep
+        _tail_vec_start \fmt, \masked
 .ifnb \keep
 .if \enc == 0
         vmovdqa64       RKT, \keep
@@ -1436,14 +1442,7 @@
  * masked-off bytes zeroed, open its input; \save = 0 queues nothing. The powers are at \pow.
  */
 .macro _msg_vec enc, masked, pow=(GHP), save=1
-        _ctr_out        ctr32, CTRN, V0
-        vpaddd          CSTEP, CTRN, CTRN
-        _tail_rounds
-.if \masked
-        vmovdqu8        (IN), RKT{%k1}{z}
-.else
-        vmovdqu8        (IN), RKT
-.endif
+        _tail_vec_start ctr32, \masked
 .if \enc == 0
         _msg_keep       RKT, \masked, \save
         _msg_hash       RKT, \pow
