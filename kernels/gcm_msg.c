@@ -54,9 +54,10 @@ static void gcm_msg(const gcm_msg_tier *t, int enc, const aesfast_key *key,
         ctr[12] = (uint8_t)(lo >> 24), ctr[13] = (uint8_t)(lo >> 16);
         ctr[14] = (uint8_t)(lo >> 8), ctr[15] = (uint8_t)lo;
         t->crypt[enc](key, hkey, msg->acc, ctr, in, out, done);
+        in += AESFAST_BLOCK * done; /* (in and out are NULL for a final without data) */
+        out += AESFAST_BLOCK * done;
     }
-    t->last[enc](key, hkey, msg, in + AESFAST_BLOCK * done, out + AESFAST_BLOCK * done,
-                 len - AESFAST_BLOCK * done, done);
+    t->last[enc](key, hkey, msg, in, out, len - AESFAST_BLOCK * done, done);
 }
 
 static const gcm_msg_tier aesni = {

@@ -260,12 +260,14 @@ static __attribute__((noinline)) void gcm_msg_composed(gcm_ctx *c, const uint8_t
     if (m->nqueue + whole + (partial != 0) + 1 <= AESFAST_GCM_QUEUE) {
         uint8_t *q = m->queue + AESFAST_BLOCK * m->nqueue;
 
-        if (!c->base.enc) /* the input, before an in-place output overwrites it */
-            memcpy(q, in, whole * AESFAST_BLOCK);
-        k->gcm.ctr(&c->base.key, ctr, in, out, whole);
-        if (c->base.enc)
-            memcpy(q, out, whole * AESFAST_BLOCK);
-        m->nqueue += whole;
+        if (whole != 0) { /* (in and out are NULL for a final without data) */
+            if (!c->base.enc) /* the input, before an in-place output overwrites it */
+                memcpy(q, in, whole * AESFAST_BLOCK);
+            k->gcm.ctr(&c->base.key, ctr, in, out, whole);
+            if (c->base.enc)
+                memcpy(q, out, whole * AESFAST_BLOCK);
+            m->nqueue += whole;
+        }
     } else {
         k->gcm.hash(&c->hkey, m->acc, m->queue, m->nqueue);
         m->nqueue = 0;
