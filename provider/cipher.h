@@ -214,7 +214,8 @@ static inline int aesfast_cipher_init_(aesfast_cipher_ctx *c, const aesfast_mode
     if (key != NULL)
         aesfast_cipher_set_key(c, key);
     init(c, key != NULL, iv, ivlen);
-    return aesfast_cipher_set_ctx_params_(c, params, set);
+    /* (an IV-only init, the per-record path, has none: the loop stays out of its way) */
+    return params == NULL || params->key == NULL || aesfast_cipher_set_ctx_params_(c, params, set);
 }
 
 /* The buffers of an update or EVP_Cipher call: no input from a NULL buffer, room for the

@@ -174,7 +174,7 @@ __attribute__((noinline)) static void gcm_hash_iv(const gcm_ctx *c, uint8_t j0[A
 /* Starts a message on the stored IV: J0 (SP 800-38D, 7.1) and an empty hash state. With
  * advance, a managed IV then counts the message (see the top of this file). A message under way
  * must have been ended first (gcm_end). */
-static void gcm_begin(gcm_ctx *c, int advance)
+GCM_FAST void gcm_begin(gcm_ctx *c, int advance)
 {
     aesfast_gcm_msg *m = &c->msg;
     const u64x2 zero = {0, 0};
@@ -213,7 +213,7 @@ static void gcm_lengths(uint8_t lens[AESFAST_BLOCK], uint64_t aadlen, uint64_t d
 
 /* dst = the n (1..15) bytes at src and zeros, written with one 16-byte store, which the kernel's
  * load of the block is then forwarded from (after narrower stores it would wait for them). */
-static void store_padded(uint8_t dst[AESFAST_BLOCK], const uint8_t *src, size_t n)
+GCM_FAST void store_padded(uint8_t dst[AESFAST_BLOCK], const uint8_t *src, size_t n)
 {
     u64x2 v = {0, 0};
 
