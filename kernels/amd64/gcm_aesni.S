@@ -13,7 +13,8 @@
  * memory operands of legacy-SSE instructions, which require alignment).
  *
  * ABI: System V AMD64. Leaf functions that touch only caller-saved registers (rax, rcx, rdx,
- * rsi, rdi, r8-r11, xmm0-15). The stitched functions read their seventh argument, nblocks, at
+ * rsi, rdi, r8-r11, xmm0-15), but for the last-block functions of GCM's one-call message, which
+ * push and pop rbx and rbp. The stitched functions read their seventh argument, nblocks, at
  * 8(%rsp), and keep nine counter blocks in a 152-byte stack frame, which they wipe before they
  * return (the blocks are XORed with rk[0], i.e. with key bytes). Round keys and hash-key powers
  * may be left in vector registers (see the register policy in aesfast_kernel.h).

@@ -14,6 +14,9 @@
  *   aesfast_T_polyval_init_few(hkey, h)  H'^8..H'^1 only, enough for hashes of <= 8 blocks.
  *   aesfast_T_gcmsiv_ctr_then_hash(key, hkey, acc, ctr, in, out, n)   GCM-SIV open: CTR with
  *                                        the little-endian counter, then POLYVAL(out).
+ *   aesfast_vaes_avx512_gcm_seal_msg(key, hkey, msg, in, out, len), _gcm_open_msg: GCM's
+ *                                        message in one call (aesfast_gcm_msg; see "A message
+ *                                        in one call" below).
  *
  * CPU features: those of the same tier's ctr32_xor (see vaes.S) and VPCLMULQDQ (CPUID leaf 7
  * ECX[10]). The 512-bit functions also use AVX512F (VPTERNLOGD, VEXTRACTI64X4, VSHUFI64X2,
@@ -22,8 +25,8 @@
  * functions use VEX encodings only. provider/dispatch.c checks all of these for both tiers.
  *
  * ABI: System V AMD64, leaf functions without a stack frame; the stitched functions read their
- * seventh argument, nblocks, at 8(%rsp). Only caller-saved registers are used. Every function
- * ends with VZEROUPPER. Round keys, H powers and keystream may stay in vector registers (see the
+ * seventh argument, nblocks, at 8(%rsp). Only caller-saved registers are used, but for rbx in
+ * the one-call functions (pushed and popped). Every function ends with VZEROUPPER. Round keys, H powers and keystream may stay in vector registers (see the
  * register policy in aesfast_kernel.h).
  *
  * The field, and why no bit reflection is needed
@@ -141,6 +144,21 @@
  *   lane, or GCM-SIV's dword 0 as is). Tail (fewer than 16 blocks): the keystream from the CTR
  *   tail of vaes_macros.h (_ctr_xor_tail_any); the hash loops over vectors of powers starting at
  *   H'^n, the last single block as an xmm (VEX clears the upper lane of data and powers).
+ *
+ * A message in one call, 512-bit (_gcm32_msg)
+ *   The AAD is queued by the provider (aesfast_gcm_msg.queue: P zero-padded blocks); the first
+ *   data update is then E(J0), the data and the lengths block L in one pass: if the queue, the
+ *   data's m blocks and L fit in one group of powers (P + m + 1 <= 32), every block meets its
+ *   power from H^n on (the queue's, then the data's, then L with H^1), the hash state added
+ *   into whichever vector is hashed first, with one reduction, and the data vector by vector as
+ *   in the tails, the last one masked. E(J0) is one more AES chain, beside. The tag is E(J0) ^
+ *   the hash; the data's hashed blocks are queued after the AAD's, so that a message that goes
+ *   on resumes from acc and the queue (the provider hands it to the byte stream then). A
+ *   longer message reduces its queue into acc first, runs the main loop over its 32-block
+ *   groups (seal then hashes its last group), stores acc, and ends in the same pass over the
+ *   rest: at most 31 blocks, or 31 whole and a partial one, whose first vector is then a group
+ *   of its own (H^4..H^1, a reduction), as 33 blocks with L would need H^33. The main loop's
+ *   counters take the big-endian form when the provider says J0 is public (12-byte IVs).
  *
  * Register roles, 256-bit (V = ymm):
  *   V0-V7  AES states                          V8   RKT: the current round key, and GHP_V: H
