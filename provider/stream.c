@@ -89,6 +89,19 @@ static void hash_blocks(aead_stream *s, const aesfast_aead_kernel *f,
     }
 }
 
+void aesfast_aead_resume(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
+                         const uint8_t acc[AESFAST_BLOCK], const uint8_t *blocks, size_t nblocks,
+                         uint64_t aadlen, uint64_t datalen, const uint8_t ctr[AESFAST_BLOCK],
+                         ctr32_format fmt)
+{
+    aesfast_aead_begin(s, ctr, fmt);
+    memcpy(s->acc, acc, AESFAST_BLOCK);
+    hash_blocks(s, f, hkey, blocks, nblocks);
+    s->in_data = 1;
+    s->aadlen = aadlen;
+    s->datalen = datalen;
+}
+
 int aesfast_aead_aad_hashes(const aead_stream *s, size_t len)
 {
     /* The blocks it completes are pushed, and push flushes only when the queue overflows. */
