@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # bench/tls.sh's refusals (it measures nothing here): a port in use is refused before anything
 # starts (exit 2); a module that is not aesfast (so the "aesfast" side runs on the default
-# provider) fails loudly for want of the key-setup lines (exit 1, before any timed run); and
-# after each, no nginx of it is left running and its tmpfs folder is gone (the trap).
+# provider) fails loudly for want of the key-setup lines (exit 1, before any timed run); a body
+# that arrives changed (a curl in PATH that adds a byte to one side's /16k) fails loudly on its
+# sha256 (exit 1); and after each, no nginx of it is left running and its tmpfs folder is gone
+# (the trap).
 #
 #   test/bench_tls_test.sh SOURCE_DIR NOT_A_PROVIDER_MODULE     exit 0 pass, 1 fail, 77 skip
 set -u
@@ -28,6 +30,18 @@ left_behind() { # nginx processes or tmpfs folders of bench/tls.sh that were not
   for d in $(comm -13 <(echo "$before") <(echo "$now")); do pgrep -f "$d" && return 0; done
   return 1
 }
+free_pair() { # a port P from the kernel's free range with P+1 free too
+  python3 -c 'import socket
+for _ in range(50):
+    a, b = socket.socket(), socket.socket()
+    try:
+        a.bind(("127.0.0.1", 0)); p = a.getsockname()[1]; b.bind(("127.0.0.1", p + 1))
+        print(p); break
+    except OSError:
+        pass
+    finally:
+        a.close(); b.close()'
+}
 
 # A listener on a free port: bench/tls.sh --port must refuse it (and PORT+1 is checked too).
 python3 -c 'import socket, sys, time
@@ -45,17 +59,8 @@ else
 fi
 kill "$listener" 2>/dev/null; wait "$listener" 2>/dev/null; listener=
 
-# A module that is not aesfast: the proof lines are missing. Ports from the kernel's free range.
-port=$(python3 -c 'import socket
-for _ in range(50):
-    a, b = socket.socket(), socket.socket()
-    try:
-        a.bind(("127.0.0.1", 0)); p = a.getsockname()[1]; b.bind(("127.0.0.1", p + 1))
-        print(p); break
-    except OSError:
-        pass
-    finally:
-        a.close(); b.close()')
+# A module that is not aesfast: the proof lines are missing.
+port=$(free_pair)
 "$src/bench/tls.sh" --port "$port" --module "$other" --bulk-mib 1 --chunk-mib 1 --rounds 1 \
   --small-seconds 1 >"$tmp/out" 2>&1
 rc=$?
@@ -64,6 +69,29 @@ if [ $rc -eq 1 ] && grep -q 'FAIL: TLS_AES_128_GCM_SHA256 aesfast: no "aesfast: 
 else
   fail "no key-setup lines: exit $rc"; sed 's/^/     /' "$tmp/out" | head -20
 fi
+
+# A body changed on its way (the aesfast side's /16k, one byte added by a curl earlier in PATH):
+# the sha256 check must fail it, whatever the module does.
+real_curl=$(command -v curl)
+mkdir "$tmp/bin"
+cat >"$tmp/bin/curl" <<'WRAP'
+#!/usr/bin/env bash
+for a; do
+  case $a in *":$TAMPER_PORT/16k") "$REAL_CURL" "$@"; rc=$?; printf x; exit $rc ;; esac
+done
+exec "$REAL_CURL" "$@"
+WRAP
+chmod +x "$tmp/bin/curl"
+port=$(free_pair)
+PATH=$tmp/bin:$PATH REAL_CURL=$real_curl TAMPER_PORT=$port "$src/bench/tls.sh" --port "$port" \
+  --module "$other" --bulk-mib 1 --chunk-mib 1 --rounds 1 --small-seconds 1 >"$tmp/out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'FAIL: TLS_AES_128_GCM_SHA256 aesfast: /16k hashes to [0-9a-f]\{64\}, want' "$tmp/out"; then
+  pass "a body that does not hash to its file's sha256: fails loudly (exit 1)"
+else
+  fail "a changed body: exit $rc"; sed 's/^/     /' "$tmp/out" | head -20
+fi
+
 sleep 0.5
 if left_behind; then fail "bench/tls.sh left a server or its folder behind"
 else pass "no server and no tmpfs folder left behind"; fi
