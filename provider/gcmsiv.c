@@ -78,7 +78,9 @@ typedef struct {
  * keeping the first 8 bytes of each: two halves of the authentication key, then the encryption
  * key. The tier's gcmsiv_derive does it all in one call; otherwise the input blocks are GCM-SIV
  * counter blocks from (0 || nonce), so one call of the tier's counter kernel makes them, and
- * set_key expands the encryption key. The POLYVAL powers wait for siv_powers. */
+ * set_key expands the encryption key. The POLYVAL powers wait for siv_powers (or the short
+ * kernels make what they need). Derived at init, not when the data comes: its latency then
+ * hides behind the calls in between (README: deriving in the short kernels measured slower). */
 static void siv_derive(siv_ctx *c)
 {
     static const uint8_t zero[6 * AESFAST_BLOCK];
@@ -210,22 +212,13 @@ static void siv_ctr(siv_ctx *c, const uint8_t tag[SIV_TAG], const uint8_t *in, u
     }
 }
 
-/* Opening: CTR and POLYVAL in one pass, then the tag check. On a mismatch nothing of the
- * plaintext stays: not the output, nor the blocks the stream queued for the hash, its partial
- * block or its keystream. */
-static int siv_open(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
+/* The end of an open: ok says whether want, the tag of the plaintext, is the tag received. On
+ * a mismatch nothing of the plaintext stays: not the output, nor the blocks the stream queued
+ * for the hash, its partial block or its keystream. */
+static int siv_opened(siv_ctx *c, uint8_t *out, size_t len, const uint8_t want[SIV_TAG])
 {
-    const aesfast_kernel *k = c->base.kernel;
-    uint8_t want[SIV_TAG];
-    int ok;
+    int ok = CRYPTO_memcmp(want, c->tag, SIV_TAG) == 0;
 
-    memcpy(c->st.ctr, c->tag, AESFAST_BLOCK);
-    c->st.ctr[15] |= 0x80;
-    if (len > 0)
-        aesfast_aead_crypt(&c->st, k, &k->gcmsiv, &c->enc_key, &c->hkey, in, out, len, 1);
-    siv_tag(c, want);
-    ok = CRYPTO_memcmp(want, c->tag, SIV_TAG) == 0;
-    OPENSSL_cleanse(want, sizeof(want));
     c->phase = ok ? SIV_DONE : SIV_FAILED;
     if (!ok) {
         if (len > 0)
@@ -237,9 +230,57 @@ static int siv_open(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
     return ok;
 }
 
+/* Opening: CTR and POLYVAL in one pass, then the tag check. */
+static int siv_open(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
+{
+    const aesfast_kernel *k = c->base.kernel;
+    uint8_t want[SIV_TAG];
+    int ok;
+
+    memcpy(c->st.ctr, c->tag, AESFAST_BLOCK);
+    c->st.ctr[15] |= 0x80;
+    if (len > 0)
+        aesfast_aead_crypt(&c->st, k, &k->gcmsiv, &c->enc_key, &c->hkey, in, out, len, 1);
+    siv_tag(c, want);
+    ok = siv_opened(c, out, len, want);
+    OPENSSL_cleanse(want, sizeof(want));
+    return ok;
+}
+
+/* A message the tier's short kernels take in one call (the AAD all queued, and few blocks in
+ * all): seal or open it. -1 if they do not take it. */
+static int siv_short(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
+{
+    const aesfast_kernel *k = c->base.kernel;
+    const uint8_t *aad;
+    size_t naad;
+    aesfast_gcmsiv_msg m;
+    int ok = 1;
+
+    if (k->gcmsiv_seal_short == NULL || len >= AESFAST_BLOCK * (size_t)k->gcmsiv_short_blocks
+        || (aad = aesfast_aead_queued_aad(&c->st, &naad)) == NULL
+        || naad + (len + AESFAST_BLOCK - 1) / AESFAST_BLOCK + 1 > k->gcmsiv_short_blocks)
+        return -1;
+    m = (aesfast_gcmsiv_msg){c->nonce, c->auth, aad, in, out, naad, c->st.aadlen, len, {0}};
+    if (c->base.enc) {
+        k->gcmsiv_seal_short(&c->enc_key, &m);
+        memcpy(c->tag, m.tag, SIV_TAG);
+        c->tag_state = TAG_MADE;
+        c->phase = SIV_DONE;
+    } else {
+        memcpy(m.tag, c->tag, SIV_TAG);
+        k->gcmsiv_open_short(&c->enc_key, &m);
+        ok = siv_opened(c, out, len, m.tag);
+    }
+    OPENSSL_cleanse(m.tag, sizeof(m.tag));
+    return ok;
+}
+
 /* The message's data, whole: seal (POLYVAL, then CTR) or open (CTR + POLYVAL, then verify). */
 static int siv_data(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
 {
+    int ok;
+
     if (c->phase != SIV_AAD) {
         if (!c->speed) {
             AESFAST_RAISE(c->base.prov, AESFAST_R_ONE_DATA_UPDATE,
@@ -259,6 +300,8 @@ static int siv_data(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
     if (!aesfast_cipher_need_tag(&c->base, c->tag_state == TAG_EXPECTED,
                                  "tag before the data: it is the initial counter"))
         return 0;
+    if ((ok = siv_short(c, out, in, len)) >= 0)
+        return ok;
     siv_powers(c, len);
     if (!c->base.enc)
         return siv_open(c, out, in, len);

@@ -113,6 +113,10 @@ void aesfast_aead_begin(aead_stream *s, const uint8_t ctr[AESFAST_BLOCK], ctr32_
 /* 0 if aesfast_aead_aad(s, ..., len) would only queue its blocks and call no hash kernel. */
 int aesfast_aead_aad_hashes(const aead_stream *s, size_t len);
 
+/* If no AAD has been hashed yet and no data has come: the AAD queued, as *nblocks whole blocks
+ * (the last zero-padded) at the pointer returned; else NULL. The stream stays as it was. */
+const uint8_t *aesfast_aead_queued_aad(aead_stream *s, size_t *nblocks);
+
 /* AAD bytes (only before the data: the caller checks in_data). */
 void aesfast_aead_aad(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
                       const uint8_t *in, size_t len);
