@@ -171,24 +171,37 @@ static int siv_ready(siv_ctx *c)
     return 1;
 }
 
+/* The first counter block from a tag: the tag with its top bit set. Made in a register and
+ * stored whole (u64x2): the counter kernel's 16-byte load of it is then forwarded from the
+ * store, where a byte OR into memory would make it wait (so for every block made here). */
+static void siv_first_ctr(uint8_t ctr[AESFAST_BLOCK], const uint8_t tag[SIV_TAG])
+{
+    const u64x2 top = {0, aesfast_le64((uint64_t)1 << 63)};
+    u64x2 v;
+
+    memcpy(&v, tag, sizeof(v));
+    v |= top;
+    memcpy(ctr, &v, sizeof(v));
+}
+
 /* The tag from the POLYVAL of the whole message (RFC 8452, section 4): AES_encKey(S), where S is
  * the hash XOR the nonce, with the top bit of its last byte cleared. Ends the hash. */
 static void siv_tag(siv_ctx *c, uint8_t tag[SIV_TAG])
 {
-    uint8_t lens[AESFAST_BLOCK], s[AESFAST_BLOCK];
-    uint64_t bits[2] = {c->st.aadlen * 8, c->st.datalen * 8};
+    const u64x2 lens = {aesfast_le64(c->st.aadlen * 8), aesfast_le64(c->st.datalen * 8)};
+    const u64x2 low127 = {~(uint64_t)0, aesfast_le64(~((uint64_t)1 << 63))};
+    uint64_t n0, n1 = 0; /* the nonce's words (n1: its last 4 bytes, then zeros) */
+    u64x2 s;
+    uint8_t sb[AESFAST_BLOCK];
 
-    for (int i = 0; i < 8; i++) { /* little-endian bit lengths */
-        lens[i] = (uint8_t)(bits[0] >> (8 * i));
-        lens[8 + i] = (uint8_t)(bits[1] >> (8 * i));
-    }
-    aesfast_aead_finish(&c->st, &c->base.kernel->gcmsiv, &c->hkey, lens);
-    memcpy(s, c->st.acc, AESFAST_BLOCK);
-    for (int i = 0; i < SIV_NONCE; i++)
-        s[i] ^= c->nonce[i];
-    s[15] &= 0x7f;
-    c->base.kernel->encrypt_block(&c->enc_key, s, tag);
-    OPENSSL_cleanse(s, sizeof(s));
+    aesfast_aead_finish(&c->st, &c->base.kernel->gcmsiv, &c->hkey, (const uint8_t *)&lens);
+    memcpy(&n0, c->nonce, 8);
+    memcpy(&n1, c->nonce + 8, 4);
+    memcpy(&s, c->st.acc, sizeof(s));
+    s = (s ^ (u64x2){n0, n1}) & low127;
+    memcpy(sb, &s, sizeof(sb));
+    c->base.kernel->encrypt_block(&c->enc_key, sb, tag);
+    OPENSSL_cleanse(sb, sizeof(sb));
 }
 
 /* out = in ^ the keystream whose first counter block is the tag with the top bit set. */
@@ -199,8 +212,7 @@ static void siv_ctr(siv_ctx *c, const uint8_t tag[SIV_TAG], const uint8_t *in, u
     uint8_t ctr[AESFAST_BLOCK];
     size_t nblocks = len / AESFAST_BLOCK;
 
-    memcpy(ctr, tag, AESFAST_BLOCK);
-    ctr[15] |= 0x80;
+    siv_first_ctr(ctr, tag);
     k->gcmsiv.ctr(&c->enc_key, ctr, in, out, nblocks);
     if (len % AESFAST_BLOCK != 0) {
         keystream ks;
@@ -237,8 +249,7 @@ static int siv_open(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
     uint8_t want[SIV_TAG];
     int ok;
 
-    memcpy(c->st.ctr, c->tag, AESFAST_BLOCK);
-    c->st.ctr[15] |= 0x80;
+    siv_first_ctr(c->st.ctr, c->tag);
     if (len > 0)
         aesfast_aead_crypt(&c->st, k, &k->gcmsiv, &c->enc_key, &c->hkey, in, out, len, 1);
     siv_tag(c, want);
