@@ -218,6 +218,8 @@ aesfast_hash_init_fn aesfast_aesni_polyval_init;
 aesfast_hash_fn aesfast_aesni_polyval;
 aesfast_aead_crypt_fn aesfast_aesni_gcmsiv_ctr_then_hash;
 aesfast_gcmsiv_derive_fn aesfast_aesni_gcmsiv_derive; /* in aesni.S; the VAES tiers' too */
+aesfast_gcmsiv_short_fn aesfast_aesni_gcmsiv_seal_short;
+aesfast_gcmsiv_short_fn aesfast_aesni_gcmsiv_open_short;
 /* kernels/amd64/vaes.S: VAES on 256-bit (AVX2) and 512-bit (AVX-512) vectors, one source. */
 aesfast_ctr32_xor_fn aesfast_vaes_avx2_ctr32_xor;
 aesfast_ctr32_xor_fn aesfast_vaes_avx512_ctr32_xor;

@@ -213,14 +213,15 @@ static const tier tier_vaes_avx2 = {
      aesfast_vaes_avx2_ctr32_xor,
      GCM_KERNELS(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_ctr32_xor),
      GCMSIV_KERNELS(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_polyval_init_few),
-     aesfast_aesni_gcmsiv_derive, NULL, NULL, 0},
+     aesfast_aesni_gcmsiv_derive, aesfast_aesni_gcmsiv_seal_short,
+     aesfast_aesni_gcmsiv_open_short, 18},
     F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_VAES | F_VPCLMUL | F_BMI2,
 };
 static const tier tier_aesni = {
     {"aesni", aesfast_aesni_set_key, aesfast_aesni_encrypt_block, aesfast_aesni_ctr32_xor,
      GCM_KERNELS(aesni, aesni, aesfast_aesni_ctr32_xor),
      GCMSIV_KERNELS(aesni, aesni, aesfast_aesni_polyval_init), aesfast_aesni_gcmsiv_derive,
-     NULL, NULL, 0},
+     aesfast_aesni_gcmsiv_seal_short, aesfast_aesni_gcmsiv_open_short, 32},
     F_AES | F_PCLMUL | F_SSSE3 | F_SSE41,
 };
 #endif
