@@ -26,7 +26,9 @@
  * (gcmsiv.ctr_then_hash), polyval (gcmsiv.hash); GCM-SIV's per-nonce work: siv-derive
  * (gcmsiv_derive), polyval-init and polyval-init-few (the powers, whole and few), and
  * siv-msg-seal and siv-msg-open, a whole message of SIZE bytes and 13 bytes of AAD from the
- * kernels as the provider calls them. The hashes have no key size.
+ * kernels as the provider calls them, and siv-short-seal and siv-short-open, the same message
+ * in one call of the tier's short-message kernels (derive not included: gcmsiv_derive runs at
+ * init), where it has them and the message fits. The hashes have no key size.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -45,12 +47,14 @@ static const size_t default_sizes[] = {16, 64, 256, 1408, 4096, 16384, 65536, 1u
 
 enum fn {
     FN_CTR, FN_GCM_SEAL, FN_GCM_OPEN, FN_GHASH, FN_SIV_SEAL, FN_SIV_OPEN, FN_POLYVAL,
-    FN_SIV_DERIVE, FN_POLYVAL_INIT, FN_POLYVAL_INIT_FEW, FN_SIV_MSG_SEAL, FN_SIV_MSG_OPEN, NFNS
+    FN_SIV_DERIVE, FN_POLYVAL_INIT, FN_POLYVAL_INIT_FEW, FN_SIV_MSG_SEAL, FN_SIV_MSG_OPEN,
+    FN_SIV_SHORT_SEAL, FN_SIV_SHORT_OPEN, NFNS
 };
 static const char *const fn_names[NFNS] = {
     "ctr",          "gcm-seal",        "gcm-open",         "ghash",
     "siv-seal",     "siv-open",        "polyval",          "siv-derive",
-    "polyval-init", "polyval-init-few", "siv-msg-seal",    "siv-msg-open"};
+    "polyval-init", "polyval-init-few", "siv-msg-seal",    "siv-msg-open",
+    "siv-short-seal", "siv-short-open"};
 static int fn_keyed(enum fn f)
 {
     return f != FN_GHASH && f != FN_POLYVAL && f != FN_POLYVAL_INIT && f != FN_POLYVAL_INIT_FEW;
@@ -254,6 +258,15 @@ static void run_job(void *arg)
     case FN_SIV_MSG_OPEN:
         siv_msg(j, j->fn == FN_SIV_MSG_SEAL);
         break;
+    case FN_SIV_SHORT_SEAL:
+    case FN_SIV_SHORT_OPEN: {
+        aesfast_gcmsiv_msg m = {j->nonce, j->auth, j->blocks, j->in, j->out, 1, 13, j->bytes,
+                                {0}};
+        (j->fn == FN_SIV_SHORT_SEAL ? k->gcmsiv_seal_short : k->gcmsiv_open_short)(&j->enc_key,
+                                                                                   &m);
+        memcpy(j->tag, m.tag, 16);
+        break;
+    }
     default:
         break;
     }
@@ -294,11 +307,13 @@ static void bench_tier(const aesfast_kernel *k, uint8_t *in, uint8_t *out)
             fill(h, sizeof(h), 2);
             fill(j->ctr, sizeof(j->ctr), 3);
             k->set_key(&j->key, raw, bits ? (size_t)bits / 8 : 16);
+            j->enc_key = j->key; /* the short kernels' encryption key */
             fill(j->auth, sizeof(j->auth), 5);
             fill(j->nonce, sizeof(j->nonce), 6);
             fill(j->tag, sizeof(j->tag), 7);
             fill(j->blocks, 16, 8);
-            if (f == FN_SIV_DERIVE && k->gcmsiv_derive == NULL)
+            if ((f == FN_SIV_DERIVE && k->gcmsiv_derive == NULL)
+                || ((f == FN_SIV_SHORT_SEAL || f == FN_SIV_SHORT_OPEN) && k->gcmsiv_seal_short == NULL))
                 continue;
             if (f == FN_SIV_SEAL || f == FN_SIV_OPEN || f == FN_POLYVAL)
                 k->gcmsiv.hash_init(&j->hkey, h);
@@ -311,6 +326,9 @@ static void bench_tier(const aesfast_kernel *k, uint8_t *in, uint8_t *out)
                 double ns, ghz;
                 j->nblocks = bytes / 16;
                 j->bytes = bytes;
+                if ((f == FN_SIV_SHORT_SEAL || f == FN_SIV_SHORT_OPEN)
+                    && 1 + bytes / 16 + 1 > k->gcmsiv_short_blocks)
+                    continue;
                 for (int tries = 0;; tries++) {
                     double g1 = core_ghz(3);
                     ns = time_calls(run_job, j);

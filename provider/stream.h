@@ -43,11 +43,7 @@ static inline uint64_t aesfast_be64(uint64_t v)
 /* Little-endian <-> host order of a 64-bit word. */
 static inline uint64_t aesfast_le64(uint64_t v)
 {
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    return __builtin_bswap64(v);
-#else
-    return v;
-#endif
+    return __builtin_bswap64(aesfast_be64(v));
 }
 
 /* Keystream of a partial block. num is 0..15; 0 means no leftover. */

@@ -563,36 +563,42 @@ static void run_cases(const aesfast_kernel *k,
             fn(k, ki, cs[c].secrets, cs[c].name);
 }
 
+/* One line of results: the checks since (f0, p0) on what. */
+static void report(const aesfast_kernel *k, const char *what, int f0, int p0)
+{
+    printf("ct_test: %-12s %s: %s (%d checks)\n", k->name, what,
+           check_failed == f0 ? "ok" : "FAILED", check_passed + check_failed - p0 - f0);
+}
+
 /* Every check on one tier (CPUID, as memcheck presents it, says this CPU runs it). */
 static void test_tier(const aesfast_kernel *k)
 {
     int f0 = check_failed, p0 = check_passed;
+    char what[256];
 
     check_fips197(k);
     run_cases(k, run_case, cases, sizeof(cases) / sizeof(cases[0]));
-    printf("ct_test: %-12s set_key, encrypt_block, ctr32_xor x AES-128/192/256 x "
-           "%zu block counts (0..40, 100, %d) x secrets {all, raw key, exp key, input, "
-           "counter}: %s (%d checks)\n", k->name, ncounts, MAXBLOCKS,
-           check_failed == f0 ? "ok" : "FAILED", check_passed + check_failed - p0 - f0);
+    snprintf(what, sizeof(what), "set_key, encrypt_block, ctr32_xor x AES-128/192/256 x %zu "
+             "block counts (0..40, 100, %d) x secrets {all, raw key, exp key, input, counter}",
+             ncounts, MAXBLOCKS);
+    report(k, what, f0, p0);
     f0 = check_failed, p0 = check_passed;
     run_cases(k, run_gcm_case, gcm_cases, sizeof(gcm_cases) / sizeof(gcm_cases[0]));
-    printf("ct_test: %-12s gcm hash_init, hash, ctr_then_hash, hash_then_ctr x AES-128/192/256 "
-           "x %zu block counts x secrets {all, exp key, H, H table, acc, input, counter}: %s "
-           "(%d checks)\n", k->name, ncounts, check_failed == f0 ? "ok" : "FAILED",
-           check_passed + check_failed - p0 - f0);
+    snprintf(what, sizeof(what), "gcm hash_init, hash, ctr_then_hash, hash_then_ctr x "
+             "AES-128/192/256 x %zu block counts x secrets {all, exp key, H, H table, acc, input, "
+             "counter}", ncounts);
+    report(k, what, f0, p0);
     f0 = check_failed, p0 = check_passed;
     for (int ki = 0; ki < 3; ki++)
         run_gcmsiv_case(k, ki);
-    printf("ct_test: %-12s gcmsiv polyval_init, polyval, ctr32le_xor, ctr_then_hash, derive x "
-           "AES-128/192/256 x 13 block counts, all secret: %s (%d checks)\n", k->name,
-           check_failed == f0 ? "ok" : "FAILED", check_passed + check_failed - p0 - f0);
+    report(k, "gcmsiv polyval_init, polyval, ctr32le_xor, ctr_then_hash, derive x "
+           "AES-128/192/256 x 13 block counts, all secret", f0, p0);
     if (k->gcmsiv_seal_short != NULL) {
         f0 = check_failed, p0 = check_passed;
         for (int ki = 0; ki < 3; ki++)
             run_gcmsiv_short(k, ki);
-        printf("ct_test: %-12s gcmsiv seal_short, open_short x AES-128/192/256 x 0..2 AAD blocks "
-               "x data lengths to the bound, all secret: %s (%d checks)\n", k->name,
-               check_failed == f0 ? "ok" : "FAILED", check_passed + check_failed - p0 - f0);
+        report(k, "gcmsiv seal_short, open_short x AES-128/192/256 x 0..2 AAD blocks x data "
+               "lengths to the bound, all secret", f0, p0);
     }
 }
 

@@ -678,6 +678,20 @@ static void test_gcmsiv_tier(const aesfast_kernel *k)
 
 /* ---- GCM-SIV's short-message kernels, against RFC 8452 made from AES-ECB and POLYVAL ---- */
 
+/* out = in ^ the GCM-SIV keystream from tag (its top bit set: the first counter block). */
+static void siv_tag_ctr(const uint8_t *enc, size_t kl, const uint8_t tag[16], const uint8_t *in,
+                        uint8_t *out, size_t len)
+{
+    uint8_t ctr[16], *ks = calloc((len + 15) / 16 + 1, 16);
+
+    memcpy(ctr, tag, 16);
+    ctr[15] |= 0x80;
+    ctr32le_reference(enc, kl, ctr, ks, ks, (len + 15) / 16);
+    for (size_t i = 0; i < len; i++)
+        out[i] = in[i] ^ ks[i];
+    free(ks);
+}
+
 /* A whole GCM-SIV message (RFC 8452, section 4) from libcrypto's AES-ECB and the portable
  * POLYVAL (checked against RFC 8452 above). Seal: tag and out from in. Open: out from in with
  * the keystream of tag, and tag replaced by the tag of that plaintext (what the short open
@@ -687,9 +701,9 @@ static void gcmsiv_reference(const uint8_t *key, size_t kl, const uint8_t nonce[
                              size_t len, uint8_t tag[16], int seal, uint8_t auth[16],
                              aesfast_key *enc_key)
 {
-    uint8_t blocks[6 * 16] = {0}, enc[32], acc[16] = {0}, ctr[16], s[16], lens[16], pad[16];
+    uint8_t blocks[6 * 16] = {0}, enc[32], acc[16] = {0}, s[16], lens[16], pad[16];
     size_t nb = (len + 15) / 16;
-    uint8_t *pt = calloc(nb + 1, 16), *ks = calloc(nb + 1, 16);
+    uint8_t *pt = calloc(nb + 1, 16);
     aesfast_hash_key *hk = malloc(sizeof(*hk));
 
     for (int j = 0; j < 6; j++) {
@@ -702,15 +716,10 @@ static void gcmsiv_reference(const uint8_t *key, size_t kl, const uint8_t nonce[
     for (size_t j = 0; j < kl / 8; j++)
         memcpy(enc + 8 * j, blocks + 16 * (j + 2), 8);
     aesfast_generic_set_key(enc_key, enc, kl);
-    if (!seal) { /* the plaintext first: the keystream of the tag received */
-        memcpy(ctr, tag, 16);
-        ctr[15] |= 0x80;
-        ctr32le_reference(enc, kl, ctr, ks, ks, nb);
-        for (size_t i = 0; i < len; i++)
-            pt[i] = in[i] ^ ks[i];
-    } else {
+    if (!seal) /* the plaintext first: the keystream of the tag received */
+        siv_tag_ctr(enc, kl, tag, in, pt, len);
+    else
         memcpy(pt, in, len);
-    }
     aesfast_generic_polyval_init(hk, auth);
     aesfast_generic_polyval(hk, acc, aad, aadlen / 16);
     if (aadlen % 16 != 0) {
@@ -728,18 +737,12 @@ static void gcmsiv_reference(const uint8_t *key, size_t kl, const uint8_t nonce[
         s[i] = (uint8_t)(acc[i] ^ (i < 12 ? nonce[i] : 0));
     s[15] &= 0x7f;
     ecb(enc, kl, s, s, 1);
-    if (seal) {
-        memcpy(ctr, s, 16);
-        ctr[15] |= 0x80;
-        ctr32le_reference(enc, kl, ctr, ks, ks, nb);
-        for (size_t i = 0; i < len; i++)
-            out[i] = in[i] ^ ks[i];
-    } else {
+    if (seal)
+        siv_tag_ctr(enc, kl, s, in, out, len);
+    else
         memcpy(out, pt, len);
-    }
     memcpy(tag, s, 16);
     free(pt);
-    free(ks);
     free(hk);
 }
 

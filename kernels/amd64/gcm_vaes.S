@@ -1513,31 +1513,25 @@ AESFAST_END(aesfast_vaes_avx512_gcmsiv_ctr_then_hash)
         _powers_4       polyval, 13, 14, 15, src=AUTHX
         vinserti64x4    $1, %ymm2, %zmm3, P0            /* H^4 .. H^1 */
         mov             SIV_MVEC, %rax
-        cmp             $1, %rax
-        je              .Ldone\@
-        vshufi64x2      $0, P0, P0, GB                  /* H^4 in every lane */
-        _mont_mul       P0, GB, P1, GT0, GT1, GT2
-        cmp             $2, %rax
-        je              .Ldone\@
-        vshufi64x2      $0, P1, P1, GB                  /* H^8 */
-        _mont_mul       P0, GB, P2, GT0, GT1, GT2
-        cmp             $3, %rax
-        je              .Ldone\@
-        _mont_mul       P1, GB, P3, GT0, GT1, GT2
-        cmp             $4, %rax
-        je              .Ldone\@
-        vshufi64x2      $0, P3, P3, GB                  /* H^16 */
-        _mont_mul       P0, GB, P4, GT0, GT1, GT2
-        cmp             $5, %rax
-        je              .Ldone\@
-        _mont_mul       P1, GB, P5, GT0, GT1, GT2
-        cmp             $6, %rax
-        je              .Ldone\@
-        _mont_mul       P2, GB, P6, GT0, GT1, GT2
-        cmp             $7, %rax
-        je              .Ldone\@
-        _mont_mul       P3, GB, P7, GT0, GT1, GT2
+        _siv_power      1, 0, .Ldone\@, 0              /* times H^4 */
+        _siv_power      2, 0, .Ldone\@, 1              /* times H^8 */
+        _siv_power      3, 1, .Ldone\@
+        _siv_power      4, 0, .Ldone\@, 3              /* times H^16 */
+        _siv_power      5, 1, .Ldone\@
+        _siv_power      6, 2, .Ldone\@
+        _siv_power      7, 3, .Ldone\@
 .Ldone\@:
+.endm
+
+/* P\n = P\src times GB: first, with \from, the highest power of P\from in every lane of GB.
+ * On to \done if mvec (%rax) is \n. */
+.macro _siv_power n, src, done, from
+        cmp             $\n, %rax
+        je              \done
+.ifnb \from
+        vshufi64x2      $0, P\from, P\from, GB
+.endif
+        _mont_mul       P\src, GB, P\n, GT0, GT1, GT2
 .endm
 
 /* ROUNDS, RKEND, RK0, RKLAST of the encryption key at RKEND, and CSTEP. */
