@@ -28,9 +28,12 @@
  *   seal  AEAD, as a TLS record layer does it: re-initialise with a fresh IV only (the key stays),
  *         --aad bytes of AAD (13 by default, a TLS 1.2 record's), one update, final, read the tag;
  *   open  AEAD: re-initialise for decryption with the IV only, the AAD, one update, set the tag,
- *         final (which must authenticate), on a message the default provider sealed. GCM-SIV's
- *         tag is its initial counter, so there the tag is set first: IV-only init, set the tag,
- *         AAD, one update, final.
+ *         final (which must authenticate), on a message the default provider sealed: the order of
+ *         the EVP manual's example. GCM-SIV's tag is its initial counter, so there the tag is set
+ *         first: IV-only init, set the tag, AAD, one update, final;
+ *   open-tag-first  the same with the tag set right after the IV-only init, before the AAD: the
+ *         order of OpenSSL's own TLS 1.3 and QUIC record layers (libssl). GCM only: GCM-SIV's
+ *         open is always in this order.
  * GCM-SIV's seal and open give a zero-length AAD update before the AAD, on both sides: OpenSSL's
  * GCM-SIV (3.2 to 3.6 at least) keeps the AAD of the last message across an init and appends the
  * next message's to it (wrong tags, and a buffer growing by --aad bytes a message) unless it is
@@ -77,7 +80,6 @@
 #include <openssl/params.h>
 #include <openssl/provider.h>
 
-#define REFERENCE "default"
 #define VERIFY_LEN (1u << 20)
 #define MAX_ROUNDS 1001
 #define MAX_SIZES 64
@@ -99,12 +101,12 @@ static const char *const default_ciphers[] = {"AES-128-CTR",     "AES-192-CTR", 
 static const size_t default_sizes_stream[] = {16, 64, 256, 1024, 8192, 16384, 1u << 20};
 static const size_t default_sizes_aead[] = {16, 64, 256, 1420, 8192, 16384, 1u << 20};
 
-enum op { OP_BULK, OP_SEAL, OP_OPEN, NOPS };
-static const char *const op_names[NOPS] = {"bulk", "seal", "open"};
+enum op { OP_BULK, OP_SEAL, OP_OPEN, OP_OPEN_TAG_FIRST, NOPS };
+static const char *const op_names[NOPS] = {"bulk", "seal", "open", "open-tag-first"};
 
 /* Command-line settings. */
 static struct {
-    const char *provider;
+    const char *provider, *reference;
     const char *ciphers[MAX_CIPHERS];
     int nciphers;
     size_t sizes[MAX_SIZES];
@@ -116,7 +118,7 @@ static struct {
     double slice; /* length of one slice */
     size_t aad_len;
     int csv, verbose, no_gcm;
-} opt = {.provider = "aesfast", .rounds = 11, .ms = 60, .slice = 3, .aad_len = 13};
+} opt = {.provider = "aesfast", .reference = "default", .rounds = 11, .ms = 60, .slice = 3, .aad_len = 13};
 
 /* One side of the comparison: a cipher fetched from one provider, and its context. */
 struct side {
@@ -229,27 +231,40 @@ static int run_seal(struct side *s, uint8_t *out, const uint8_t *in, size_t len,
 }
 
 /* Open: decrypt and authenticate one message (in, s->tag under s->iv) again and again. The tag
- * goes in after the data for GCM (as TLS stacks do), before it for GCM-SIV (which needs it). */
+ * goes in after the data for GCM's "open" (the EVP manual's order), before the AAD for
+ * "open-tag-first" (libssl's TLS 1.3 and QUIC order) and for GCM-SIV (which needs it). */
 static int init_open(struct side *s)
 {
     return EVP_DecryptInit_ex2(s->ctx, s->cipher, key, NULL, NULL);
 }
 
-static int run_open(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n)
+static int run_open_(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n,
+                     int tag_first)
 {
     int outl;
 
     for (uint64_t i = 0; i < n; i++) {
         if (!EVP_DecryptInit_ex2(s->ctx, NULL, NULL, s->iv, NULL)
-            || (s->siv && EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_SET_TAG, TAG_LEN, s->tag) <= 0)
+            || (tag_first && EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_SET_TAG, TAG_LEN, s->tag) <= 0)
             || (s->siv && !EVP_DecryptUpdate(s->ctx, NULL, &outl, aad, 0))
             || (opt.aad_len && !EVP_DecryptUpdate(s->ctx, NULL, &outl, aad, (int)opt.aad_len))
             || !EVP_DecryptUpdate(s->ctx, out, &outl, in, (int)len)
-            || (!s->siv && EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_SET_TAG, TAG_LEN, s->tag) <= 0)
+            || (!tag_first && EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_SET_TAG, TAG_LEN, s->tag) <= 0)
             || EVP_DecryptFinal_ex(s->ctx, out + outl, &outl) <= 0)
             return 0;
     }
     return 1;
+}
+
+static int run_open(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n)
+{
+    return run_open_(s, out, in, len, n, s->siv);
+}
+
+static int run_open_tag_first(struct side *s, uint8_t *out, const uint8_t *in, size_t len,
+                              uint64_t n)
+{
+    return run_open_(s, out, in, len, n, 1);
 }
 
 /* Whether cipher c has operation op. */
@@ -274,6 +289,8 @@ static int has_op(const EVP_CIPHER *c, enum op op)
     case OP_SEAL:
     case OP_OPEN:
         return aead;
+    case OP_OPEN_TAG_FIRST: /* GCM-SIV's "open" is in this order already */
+        return aead && EVP_CIPHER_get_mode(c) != EVP_CIPH_GCM_SIV_MODE;
     default:
         return 0;
     }
@@ -282,9 +299,9 @@ static int has_op(const EVP_CIPHER *c, enum op op)
 /* (Re)start a side for op from the fixed key and IV. */
 static void side_init(struct side *s, enum op op)
 {
-    static int (*const init[NOPS])(struct side *) = {init_bulk, init_seal, init_open};
+    static int (*const init[NOPS])(struct side *) = {init_bulk, init_seal, init_open, init_open};
     static int (*const run[NOPS])(struct side *, uint8_t *, const uint8_t *, size_t, uint64_t) = {
-        run_bulk, run_seal, run_open};
+        run_bulk, run_seal, run_open, run_open_tag_first};
 
     memcpy(s->iv, iv0, sizeof(s->iv));
     s->run = run[op];
@@ -491,6 +508,7 @@ static void verify(struct side *a, struct side *b, enum op op, const uint8_t *in
             die("%s: %s and %s disagree on the %s tag", name, a->prov, b->prov, op_names[op]);
         break;
     case OP_OPEN:
+    case OP_OPEN_TAG_FIRST:
         for (int k = 0; k < n; k++) {
             struct side *opener = sv[k], *sealer = sv[(k + 1) % n];
 
@@ -663,7 +681,7 @@ static void bench_op(struct side *a, struct side *b, struct side *g, enum op op,
             side_init(sv[k], op);
             src[k] = in;
         }
-        if (op == OP_OPEN) {
+        if (op == OP_OPEN || op == OP_OPEN_TAG_FIRST) {
             /* a and b open the message the reference sealed under iv0 (a its own if there is
              * no reference); g its own GCM message */
             struct side *sealer = b ? b : a;
@@ -734,7 +752,7 @@ static void bench_op(struct side *a, struct side *b, struct side *g, enum op op,
                 snprintf(cb, sizeof(cb), "%.3f", med[ib]);
                 snprintf(cr, sizeof(cr), "%.3f", mr);
             }
-            printf("%-16s %-5s %8zu %12.3f %12s %8s   %-*s", name, op_names[op], len, med[0],
+            printf("%-16s %-14s %8zu %12.3f %12s %8s   %-*s", name, op_names[op], len, med[0],
                    cb, cr, ig >= 0 ? 14 : 0, ra);
             if (ig >= 0)
                 printf(" %12.3f %8.3f   %s", med[ig], mg, rg);
@@ -763,7 +781,7 @@ static void bench_cipher(const char *name, const uint8_t *in)
     char gbuf[64];
 
     side_fetch(&a, name, opt.provider, 1);
-    have_b = side_fetch(&b, name, REFERENCE, !a.siv);
+    have_b = side_fetch(&b, name, opt.reference, !a.siv);
     if (a.siv) {
         const char *gn = gcm_name(EVP_CIPHER_get0_name(a.cipher), gbuf, sizeof(gbuf));
 
@@ -772,11 +790,11 @@ static void bench_cipher(const char *name, const uint8_t *in)
             siv_kat(&b);
         else
             fprintf(stderr, "bench: %s: the %s provider of %s has no %s: %s's figures and the "
-                    "ratio to its own GCM only\n", name, REFERENCE,
+                    "ratio to its own GCM only\n", name, opt.reference,
                     OpenSSL_version(OPENSSL_VERSION), name, opt.provider);
         if (!opt.no_gcm && gn != NULL) {
             side_fetch(&g, gn, opt.provider, 1);
-            side_fetch(&gref, gn, REFERENCE, 1);
+            side_fetch(&gref, gn, opt.reference, 1);
             have_g = 1;
         }
     }
@@ -812,7 +830,8 @@ static int lines_for(const char *name)
         ERR_clear_error();
         return 0;
     }
-    if ((ref = EVP_CIPHER_fetch(NULL, name, "provider=" REFERENCE)) != NULL)
+    snprintf(propq, sizeof(propq), "provider=%s", opt.reference);
+    if ((ref = EVP_CIPHER_fetch(NULL, name, propq)) != NULL)
         nsides++;
     ERR_clear_error();
     EVP_CIPHER_free(ref);
@@ -852,9 +871,14 @@ static void usage(FILE *f)
             "  --op OP[,OP...]       operations: bulk (one init, one update per message, as\n"
             "                        `openssl speed -evp`; GCM-SIV: an IV-only init and one\n"
             "                        update per message), seal, open (AEAD: IV-only re-init,\n"
-            "                        AAD, one update, final, tag); default: all a cipher has\n"
+            "                        AAD, one update, final, tag; open sets the tag after the\n"
+            "                        data), open-tag-first (GCM: the tag before the AAD, as\n"
+            "                        libssl's TLS 1.3 and QUIC); default: all a cipher has\n"
             "  --no-gcm              GCM-SIV without aesfast's AES-GCM beside it\n"
-            "  --provider NAME       provider under test (default aesfast); reference: default\n"
+            "  --provider NAME       provider under test (default aesfast)\n"
+            "  --reference NAME      the provider it is measured against (default: default;\n"
+            "                        another build of aesfast under its own cnf section name,\n"
+            "                        for a before/after comparison in one process)\n"
             "  --rounds N            alternating rounds per size (default 11)\n"
             "  --time-per-round MS   milliseconds per side per round (default 60)\n"
             "  --slice MS            a round alternates the sides in slices of about MS ms and\n"
@@ -873,6 +897,7 @@ static void parse_args(int argc, char **argv)
     static const struct option longopts[] = {
         {"cipher", required_argument, NULL, 'c'},
         {"provider", required_argument, NULL, 'p'},
+        {"reference", required_argument, NULL, 'R'},
         {"rounds", required_argument, NULL, 'r'},
         {"time-per-round", required_argument, NULL, 't'},
         {"slice", required_argument, NULL, 'S'},
@@ -897,6 +922,9 @@ static void parse_args(int argc, char **argv)
             break;
         case 'p':
             opt.provider = optarg;
+            break;
+        case 'R':
+            opt.reference = optarg;
             break;
         case 'r':
             opt.rounds = (int)strtol(optarg, &end, 10);
@@ -934,7 +962,7 @@ static void parse_args(int argc, char **argv)
                 while (k < NOPS && strcmp(tok, op_names[k]) != 0)
                     k++;
                 if (k == NOPS)
-                    die("unknown operation \"%s\" (bulk, seal, open)", tok);
+                    die("unknown operation \"%s\" (bulk, seal, open, open-tag-first)", tok);
                 if (opt.nops < NOPS)
                     opt.ops[opt.nops++] = k;
             }
@@ -995,8 +1023,8 @@ int main(int argc, char **argv)
             "path; OpenSSL 3.0 drops a provider that fails to load from a cnf silently (a forced "
             "AESFAST_KERNEL this CPU lacks, for one)",
             opt.provider, getenv("OPENSSL_CONF") ? getenv("OPENSSL_CONF") : "unset");
-    if ((pref = OSSL_PROVIDER_load(NULL, REFERENCE)) == NULL)
-        die("cannot load provider " REFERENCE);
+    if ((pref = OSSL_PROVIDER_load(NULL, opt.reference)) == NULL)
+        die("cannot load provider %s", opt.reference);
 
     buflen = VERIFY_LEN;
     for (int i = 0; i < opt.nsizes; i++)
@@ -1032,7 +1060,7 @@ int main(int argc, char **argv)
     fprintf(hdr, "libcrypto:  %s\n", OpenSSL_version(OPENSSL_VERSION));
     fprintf(hdr, "cpu:        %s\n", cpu_model());
     fprintf(hdr, "provider:   %s (aesfast-kernel: %s) vs %s\n", opt.provider, kernel_tier(ptest),
-            REFERENCE);
+            opt.reference);
     fprintf(hdr,
             "method:     %d rounds x %.0f ms per side, alternating in %.1f ms slices; "
             "best slice per round, median over rounds; ~%.0f s\n",
@@ -1046,8 +1074,8 @@ int main(int argc, char **argv)
         char ca[64], cb[64];
 
         snprintf(ca, sizeof(ca), "%s GB/s", opt.provider);
-        snprintf(cb, sizeof(cb), "%s GB/s", REFERENCE);
-        printf("%-16s %-5s %8s %12s %12s %8s   %-*s", "cipher", "op", "bytes", ca, cb, "ratio",
+        snprintf(cb, sizeof(cb), "%s GB/s", opt.reference);
+        printf("%-16s %-14s %8s %12s %12s %8s   %-*s", "cipher", "op", "bytes", ca, cb, "ratio",
                any_siv ? 14 : 0, "ratio min..max");
         if (any_siv)
             printf(" %12s %8s   %s", "gcm GB/s", "siv/gcm", "min..max");

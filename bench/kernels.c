@@ -23,12 +23,16 @@
  *
  * Functions (--fn): ctr (ctr32_xor), gcm-seal (gcm.ctr_then_hash), gcm-open (gcm.hash_then_ctr),
  * ghash (gcm.hash), siv-seal (gcmsiv.hash then gcmsiv.ctr, as the provider seals), siv-open
- * (gcmsiv.ctr_then_hash), polyval (gcmsiv.hash); GCM-SIV's per-nonce work: siv-derive
- * (gcmsiv_derive), polyval-init and polyval-init-few (the powers, whole and few), and
- * siv-msg-seal and siv-msg-open, a whole message of SIZE bytes and 13 bytes of AAD from the
- * kernels as the provider calls them, and siv-short-seal and siv-short-open, the same message
- * in one call of the tier's short-message kernels (derive not included: gcmsiv_derive runs at
- * init), where it has them and the message fits. The hashes have no key size.
+ * (gcmsiv.ctr_then_hash), polyval (gcmsiv.hash); msg-seal and msg-open (gcm_seal_msg and
+ * gcm_open_msg, on the tiers that have them: a whole message, its 13 bytes of AAD queued as
+ * one block as the provider queues a TLS record's, J0 from a 12-byte IV, the tag made: what
+ * one message costs in the kernel); GCM-SIV's per-nonce work: siv-derive (gcmsiv_derive),
+ * polyval-init and polyval-init-few (the powers, whole and few), and siv-msg-seal and
+ * siv-msg-open, a whole message of SIZE bytes and 13 bytes of AAD from the kernels as the
+ * provider calls them, and siv-short-seal and siv-short-open, the same message in one call of
+ * the tier's short-message kernels (derive not included: gcmsiv_derive runs at init), where it
+ * has them and the message fits. The hashes have no key size. The table of powers is 64-byte
+ * aligned, as the provider keeps it.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -47,14 +51,14 @@ static const size_t default_sizes[] = {16, 64, 256, 1408, 4096, 16384, 65536, 1u
 
 enum fn {
     FN_CTR, FN_GCM_SEAL, FN_GCM_OPEN, FN_GHASH, FN_SIV_SEAL, FN_SIV_OPEN, FN_POLYVAL,
-    FN_SIV_DERIVE, FN_POLYVAL_INIT, FN_POLYVAL_INIT_FEW, FN_SIV_MSG_SEAL, FN_SIV_MSG_OPEN,
-    FN_SIV_SHORT_SEAL, FN_SIV_SHORT_OPEN, NFNS
+    FN_MSG_SEAL, FN_MSG_OPEN, FN_SIV_DERIVE, FN_POLYVAL_INIT, FN_POLYVAL_INIT_FEW,
+    FN_SIV_MSG_SEAL, FN_SIV_MSG_OPEN, FN_SIV_SHORT_SEAL, FN_SIV_SHORT_OPEN, NFNS
 };
 static const char *const fn_names[NFNS] = {
-    "ctr",          "gcm-seal",        "gcm-open",         "ghash",
-    "siv-seal",     "siv-open",        "polyval",          "siv-derive",
-    "polyval-init", "polyval-init-few", "siv-msg-seal",    "siv-msg-open",
-    "siv-short-seal", "siv-short-open"};
+    "ctr",          "gcm-seal",         "gcm-open",       "ghash",          "siv-seal",
+    "siv-open",     "polyval",          "msg-seal",       "msg-open",       "siv-derive",
+    "polyval-init", "polyval-init-few", "siv-msg-seal",   "siv-msg-open",   "siv-short-seal",
+    "siv-short-open"};
 static int fn_keyed(enum fn f)
 {
     return f != FN_GHASH && f != FN_POLYVAL && f != FN_POLYVAL_INIT && f != FN_POLYVAL_INIT_FEW;
@@ -151,15 +155,15 @@ typedef struct job {
     const aesfast_kernel *k;
     enum fn fn;
     aesfast_key key;
-    aesfast_hash_key hkey;
+    _Alignas(64) aesfast_hash_key hkey;
+    aesfast_gcm_msg msg, msg0; /* msg-seal, msg-open: the state after the AAD, and a copy */
     uint8_t acc[16], ctr[16];
     const uint8_t *in;
     uint8_t *out;
-    size_t nblocks;
+    size_t nblocks, bytes;
     aesfast_key enc_key;       /* GCM-SIV's per-nonce keys (siv-derive, siv-msg-*) */
     uint8_t auth[16], nonce[12], tag[16];
     uint8_t blocks[10 * 16];   /* siv-msg-*: AAD block, data blocks, lengths block */
-    size_t bytes;
 } job;
 
 /* A whole GCM-SIV message of j->bytes with 13 bytes of AAD, from the kernels called as the
@@ -245,6 +249,14 @@ static void run_job(void *arg)
     case FN_POLYVAL:
         k->gcmsiv.hash(&j->hkey, j->acc, j->in, j->nblocks);
         break;
+    case FN_MSG_SEAL:
+    case FN_MSG_OPEN: /* the message state as the AAD left it (what the call changes) */
+        memcpy(j->msg.queue, j->msg0.queue, 16);
+        memcpy(j->msg.acc, j->msg0.acc, 16);
+        j->msg.nqueue = 1;
+        (j->fn == FN_MSG_SEAL ? k->gcm_seal_msg : k->gcm_open_msg)(&j->key, &j->hkey, &j->msg,
+                                                                   j->in, j->out, j->bytes);
+        break;
     case FN_SIV_DERIVE:
         k->gcmsiv_derive(&j->key, j->nonce, &j->enc_key, j->auth);
         break;
@@ -313,16 +325,28 @@ static void bench_tier(const aesfast_kernel *k, uint8_t *in, uint8_t *out)
             fill(j->tag, sizeof(j->tag), 7);
             fill(j->blocks, 16, 8);
             if ((f == FN_SIV_DERIVE && k->gcmsiv_derive == NULL)
-                || ((f == FN_SIV_SHORT_SEAL || f == FN_SIV_SHORT_OPEN) && k->gcmsiv_seal_short == NULL))
+                || ((f == FN_SIV_SHORT_SEAL || f == FN_SIV_SHORT_OPEN)
+                    && k->gcmsiv_seal_short == NULL))
                 continue;
+            if ((f == FN_MSG_SEAL || f == FN_MSG_OPEN) && k->gcm_seal_msg == NULL)
+                break;
             if (f == FN_SIV_SEAL || f == FN_SIV_OPEN || f == FN_POLYVAL)
                 k->gcmsiv.hash_init(&j->hkey, h);
             else
                 k->gcm.hash_init(&j->hkey, h);
             j->in = in;
             j->out = out;
+            memset(&j->msg0, 0, sizeof(j->msg0));
+            fill(j->msg0.queue, 13, 5);
+            fill(j->msg0.j0, 12, 6);
+            j->msg0.j0[15] = 1;
+            j->msg0.nqueue = 1;
+            j->msg0.aadlen = 13;
+            j->msg0.flags = AESFAST_MSG_CTR_PUBLIC;
+            memcpy(&j->msg, &j->msg0, sizeof(j->msg));
             for (int si = 0; si < opt.nsizes; si++) {
-                size_t bytes = opt.sizes[si] / 16 * 16;
+                int msg = f == FN_MSG_SEAL || f == FN_MSG_OPEN;
+                size_t bytes = msg ? opt.sizes[si] : opt.sizes[si] / 16 * 16;
                 double ns, ghz;
                 j->nblocks = bytes / 16;
                 j->bytes = bytes;

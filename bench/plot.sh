@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Draws bench's CSV (build/bench/bench --csv) as one SVG: a panel per cipher, GB/s against the
-# message size (log scale), a colour per operation (bulk, seal, open), aesfast solid and the
-# default provider dashed (absent where the reference has no such cipher: GCM-SIV on OpenSSL 3.0).
+# message size (log scale), a colour per operation (bulk, seal, open, open-tag-first), aesfast
+# solid and the default provider dashed (absent where the reference has no such cipher: GCM-SIV
+# on OpenSSL 3.0).
 #
 #   bench/plot.sh CSV OUT.svg|OUT.png TITLE     needs gnuplot (gnuplot-nox); SVG, or PNG by name
 set -euo pipefail
@@ -44,14 +45,15 @@ set yrange [0:*]
 set style line 1 lc rgb "#1f77b4" lw 2 pt 7 ps 0.5
 set style line 2 lc rgb "#d62728" lw 2 pt 5 ps 0.5
 set style line 3 lc rgb "#2ca02c" lw 2 pt 9 ps 0.5
+set style line 4 lc rgb "#9467bd" lw 2 pt 11 ps 0.5
 set multiplot layout $rows,$cols title "$title" font ",13"
 EOF
   for i in "${!ciphers[@]}"; do
     idx=$((i + 1)) plots=()
-    for op in bulk seal open; do
+    for op in bulk seal open open-tag-first; do
       f=$tmp/$idx-$op.dat
       [ -s "$f" ] || continue
-      case $op in bulk) ls=1 ;; seal) ls=2 ;; open) ls=3 ;; esac
+      case $op in bulk) ls=1 ;; seal) ls=2 ;; open) ls=3 ;; open-tag-first) ls=4 ;; esac
       plots+=("\"$f\" using 1:2 with linespoints ls $ls title \"$op aesfast\"")
       if awk '$3 != "?" { found = 1 } END { exit !found }' "$f"; then
         plots+=("\"$f\" using 1:3 with linespoints ls $ls dt 2 title \"$op default\"")

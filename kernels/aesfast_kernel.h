@@ -52,6 +52,21 @@
  * authentication key as 16 bytes. Optional: NULL means the provider makes them with ctr and
  * set_key.
  *
+ * GCM's message in one call, aesfast_kernel.gcm_seal_msg and gcm_open_msg (optional: NULL means
+ * the provider composes them from the functions above). A message's AAD is queued as whole
+ * zero-padded blocks in an aesfast_gcm_msg; its first data update is then one call, which
+ * encrypts (seal) or decrypts (open) len bytes of any length, hashes the queue and the data's
+ * blocks (the ciphertext, the last one zero-padded), and makes the message's tag as if the data
+ * ended there, E(J0) as one more counter block:
+ *     tag = E(J0) ^ GHASH(acc, queue[0 .. nqueue), D_0 .. D_(m-1), L)
+ * with D the m = ceil(len / 16) hashed blocks and L = [8 aadlen]_64 || [8 len]_64, the lengths
+ * block; the data's counters are J0 + 1, J0 + 2, ... (inc32). On return acc and queue hold the
+ * same hash without L, for a message that goes on: GHASH(acc', queue'[0 .. nqueue')) =
+ * GHASH(acc, queue[0 .. nqueue), D_0 .. D_(m-1)), where queue' ends with D_(m-1) when len is not
+ * a multiple of 16 (how much of it was reduced into acc' is the kernel's choice). len may be 0:
+ * the tag of a message without data. On entry nqueue <= AESFAST_GCM_QUEUE - 1; on return
+ * nqueue' <= AESFAST_GCM_QUEUE - 1.
+ *
  * GCM-SIV's short messages, aesfast_kernel.gcmsiv_seal_short and gcmsiv_open_short (optional:
  * NULL means the provider composes a message from the functions above): a whole message in one
  * call, described by an aesfast_gcmsiv_msg, from the nonce's keys (gcmsiv_derive's: the
@@ -112,6 +127,20 @@
 /* hash_init_few's table serves hash calls of up to this many blocks. */
 #define AESFAST_HASH_FEW 8
 
+/* aesfast_gcm_msg: its queue's size in blocks, and the offsets of its fields, for the assembly
+ * (provider/dispatch.c checks them with _Static_assert). */
+#define AESFAST_GCM_QUEUE 32
+#define AESFAST_MSG_QUEUE 0
+#define AESFAST_MSG_ACC 512
+#define AESFAST_MSG_J0 528
+#define AESFAST_MSG_TAG 544
+#define AESFAST_MSG_NQUEUE 560
+#define AESFAST_MSG_AADLEN 568
+#define AESFAST_MSG_FLAGS 576
+/* aesfast_gcm_msg.flags: J0 is public (IV || 0^31 || 1, from a 12-byte IV; for other IV lengths
+ * J0 = GHASH(IV) is a secret), so the kernel may branch on the counter. */
+#define AESFAST_MSG_CTR_PUBLIC 1
+
 #ifndef __ASSEMBLER__
 
 #include <stddef.h>
@@ -132,6 +161,18 @@ typedef struct aesfast_key {
 typedef struct aesfast_hash_key {
     _Alignas(16) uint8_t tbl[AESFAST_HASH_KEY_BYTES];
 } aesfast_hash_key;
+
+/* A GCM message's hash state for gcm_seal_msg and gcm_open_msg (see the top of this file);
+ * 16-byte aligned, like aesfast_key. */
+typedef struct aesfast_gcm_msg {
+    _Alignas(16) uint8_t queue[AESFAST_GCM_QUEUE * AESFAST_BLOCK]; /* blocks hashed after acc */
+    uint8_t acc[AESFAST_BLOCK];  /* the hash state, in the field's byte order (as acc below) */
+    uint8_t j0[AESFAST_BLOCK];   /* in: the pre-counter block J0 */
+    uint8_t tag[AESFAST_BLOCK];  /* out: the message's tag, if it ends with this data */
+    uint64_t nqueue;             /* blocks in queue */
+    uint64_t aadlen;             /* in: the message's AAD, in bytes (for the lengths block) */
+    uint64_t flags;              /* in: AESFAST_MSG_CTR_PUBLIC or 0 */
+} aesfast_gcm_msg;
 
 /* One GCM-SIV message for the short-message kernels (see the top of this file). */
 typedef struct aesfast_gcmsiv_msg {
@@ -160,6 +201,15 @@ typedef void aesfast_hash_fn(const aesfast_hash_key *hkey, uint8_t acc[16], cons
 typedef void aesfast_aead_crypt_fn(const aesfast_key *key, const aesfast_hash_key *hkey,
                                    uint8_t acc[16], const uint8_t ctr[16], const uint8_t *in,
                                    uint8_t *out, size_t nblocks);
+typedef void aesfast_gcm_msg_fn(const aesfast_key *key, const aesfast_hash_key *hkey,
+                                aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out, size_t len);
+/* A tier's end of a message, for kernels/gcm_msg.c (not in the tier table): gcm_seal_msg's or
+ * gcm_open_msg's work on the last len bytes of a message whose first `done` blocks are hashed
+ * into msg->acc already (the lengths block counts them; the data's counters start at
+ * J0 + 1 + done), for as few blocks as the tier's one reduction takes. */
+typedef void aesfast_gcm_last_fn(const aesfast_key *key, const aesfast_hash_key *hkey,
+                                 aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out,
+                                 size_t len, size_t done);
 /* key: the nonce's message-encryption key */
 typedef void aesfast_gcmsiv_short_fn(const aesfast_key *key, aesfast_gcmsiv_msg *m);
 
@@ -182,6 +232,8 @@ typedef struct aesfast_kernel {
     aesfast_aead_kernel gcm;    /* GHASH and GCM's inc32 counter */
     aesfast_aead_kernel gcmsiv; /* POLYVAL and GCM-SIV's little-endian counter */
     aesfast_gcmsiv_derive_fn *gcmsiv_derive; /* or NULL: the provider composes it (ctr, set_key) */
+    aesfast_gcm_msg_fn *gcm_seal_msg;        /* or NULL: the provider composes them (gcm) */
+    aesfast_gcm_msg_fn *gcm_open_msg;
     aesfast_gcmsiv_short_fn *gcmsiv_seal_short; /* or NULL (both are, or neither) */
     aesfast_gcmsiv_short_fn *gcmsiv_open_short;
     unsigned int gcmsiv_short_blocks; /* the most blocks (AAD, data, lengths) they take */
@@ -218,6 +270,13 @@ aesfast_hash_init_fn aesfast_aesni_polyval_init;
 aesfast_hash_fn aesfast_aesni_polyval;
 aesfast_aead_crypt_fn aesfast_aesni_gcmsiv_ctr_then_hash;
 aesfast_gcmsiv_derive_fn aesfast_aesni_gcmsiv_derive; /* in aesni.S; the VAES tiers' too */
+/* GCM's message in one call: kernels/gcm_msg.c over the last-block functions of gcm_aesni.S
+ * (groups of 8 blocks: the table's powers). */
+aesfast_gcm_msg_fn aesfast_aesni_gcm_seal_msg;
+aesfast_gcm_msg_fn aesfast_aesni_gcm_open_msg;
+aesfast_gcm_last_fn aesfast_aesni_gcm_seal_last;
+aesfast_gcm_last_fn aesfast_aesni_gcm_open_last;
+/* GCM-SIV's short messages in one call (gcm_aesni.S); the vaes-avx2 tier's too. */
 aesfast_gcmsiv_short_fn aesfast_aesni_gcmsiv_seal_short;
 aesfast_gcmsiv_short_fn aesfast_aesni_gcmsiv_open_short;
 /* kernels/amd64/vaes.S: VAES on 256-bit (AVX2) and 512-bit (AVX-512) vectors, one source. */
@@ -228,10 +287,18 @@ aesfast_hash_init_fn aesfast_vaes_avx2_ghash_init;
 aesfast_hash_fn aesfast_vaes_avx2_ghash;
 aesfast_aead_crypt_fn aesfast_vaes_avx2_gcm_ctr_then_hash;
 aesfast_aead_crypt_fn aesfast_vaes_avx2_gcm_hash_then_ctr;
+/* GCM's message in one call (kernels/gcm_msg.c), its last blocks by gcm_aesni.S's legacy-SSE
+ * functions on this tier's table (groups of 8 blocks). */
+aesfast_gcm_msg_fn aesfast_vaes_avx2_gcm_seal_msg;
+aesfast_gcm_msg_fn aesfast_vaes_avx2_gcm_open_msg;
+aesfast_gcm_last_fn aesfast_vaes_avx2_gcm_seal_last;
+aesfast_gcm_last_fn aesfast_vaes_avx2_gcm_open_last;
 aesfast_hash_init_fn aesfast_vaes_avx512_ghash_init;
 aesfast_hash_fn aesfast_vaes_avx512_ghash;
 aesfast_aead_crypt_fn aesfast_vaes_avx512_gcm_ctr_then_hash;
 aesfast_aead_crypt_fn aesfast_vaes_avx512_gcm_hash_then_ctr;
+aesfast_gcm_msg_fn aesfast_vaes_avx512_gcm_seal_msg;
+aesfast_gcm_msg_fn aesfast_vaes_avx512_gcm_open_msg;
 /* GCM-SIV on the VAES tiers: ctr32le_xor in kernels/amd64/vaes.S, the rest in gcm_vaes.S. */
 aesfast_ctr32_xor_fn aesfast_vaes_avx2_ctr32le_xor;
 aesfast_hash_init_fn aesfast_vaes_avx2_polyval_init;

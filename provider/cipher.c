@@ -23,17 +23,40 @@
 
 /* ---- the context -------------------------------------------------------------------------- */
 
+/*
+ * A context lives at the first AESFAST_CTX_ALIGN-byte boundary of its allocation (which is only
+ * as aligned as the allocator makes it: 16 bytes from glibc's malloc, maybe less under
+ * CRYPTO_set_mem_functions), so that a mode may align members to it: GCM's table of powers,
+ * whose 64-byte loads then stay within a cache line each. c->pad is how far in it starts: an
+ * offset, not a pointer, so that a copy of the bytes is still a context once its own pad is set.
+ */
+static size_t ctx_alloc_size(const aesfast_mode *mode)
+{
+    return mode->ctx_size + AESFAST_CTX_ALIGN - 1;
+}
+
+static aesfast_cipher_ctx *ctx_place(unsigned char *raw)
+{
+    size_t pad = (size_t)(-(uintptr_t)raw % AESFAST_CTX_ALIGN);
+    aesfast_cipher_ctx *c = (aesfast_cipher_ctx *)(void *)(raw + pad);
+
+    c->pad = pad;
+    return c;
+}
+
 void *aesfast_cipher_newctx(void *provctx, const aesfast_mode *mode, size_t keylen)
 {
     const aesfast_prov *prov = provctx;
     const char *name = mode->names[(keylen - 16) / 8];
-    aesfast_cipher_ctx *c = OPENSSL_zalloc(mode->ctx_size);
+    unsigned char *raw = OPENSSL_zalloc(ctx_alloc_size(mode));
+    aesfast_cipher_ctx *c;
 
-    if (c == NULL) {
+    if (raw == NULL) {
         AESFAST_RAISE(prov, AESFAST_R_OUT_OF_MEMORY, "%s context of %zu bytes", name,
-                      mode->ctx_size);
+                      ctx_alloc_size(mode));
         return NULL;
     }
+    c = ctx_place(raw);
     c->prov = prov;
     c->kernel = prov->kernel;
     c->mode = mode;
@@ -48,20 +71,25 @@ void aesfast_cipher_freectx(void *vctx)
     aesfast_cipher_ctx *c = vctx;
 
     if (c != NULL)
-        OPENSSL_clear_free(c, c->mode->ctx_size);
+        OPENSSL_clear_free((unsigned char *)c - c->pad, ctx_alloc_size(c->mode));
 }
 
-/* A copy: aesfast contexts hold no pointers into themselves. */
+/* A copy: aesfast contexts hold no pointers into themselves (pad is an offset, set anew). */
 void *aesfast_cipher_dupctx(void *vctx)
 {
     const aesfast_cipher_ctx *c = vctx;
-    void *dup = OPENSSL_malloc(c->mode->ctx_size);
+    unsigned char *raw = OPENSSL_malloc(ctx_alloc_size(c->mode));
+    aesfast_cipher_ctx *dup;
 
-    if (dup == NULL)
+    if (raw == NULL) {
         AESFAST_RAISE(c->prov, AESFAST_R_OUT_OF_MEMORY, "%s context of %zu bytes", c->name,
-                      c->mode->ctx_size);
-    else
-        memcpy(dup, c, c->mode->ctx_size);
+                      ctx_alloc_size(c->mode));
+        return NULL;
+    }
+    dup = ctx_place(raw);
+    size_t pad = dup->pad;
+    memcpy(dup, c, c->mode->ctx_size);
+    dup->pad = pad;
     return dup;
 }
 

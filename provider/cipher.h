@@ -52,6 +52,16 @@ typedef enum {
     AESFAST_P_TLS_MAC_SIZE,
 } aesfast_param;
 
+/* a and b are the same string: compared here, byte by byte, since the names are short and a
+ * call of libc's strcmp (vector code with page-crossing checks) cost the per-message path more
+ * than the rest of a tag read. */
+static inline int aesfast_streq(const char *a, const char *b)
+{
+    while (*a != '\0' && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
 /* The id of a parameter name: the per-message path reads "tag" and "ivlen" on every message,
  * so those are matched first; inline, as a call of its own costs that path a nanosecond per
  * parameter. */
@@ -81,9 +91,9 @@ static inline aesfast_param aesfast_param_id(const char *key)
         {OSSL_CIPHER_PARAM_TLS_MAC_SIZE, AESFAST_P_TLS_MAC_SIZE},
     };
 
-    /* The first letter before any strcmp: most names are told apart by it. */
+    /* The first letter before the rest: most names are told apart by it. */
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (key[0] == names[i].name[0] && strcmp(key, names[i].name) == 0)
+        if (key[0] == names[i].name[0] && aesfast_streq(key, names[i].name))
             return names[i].id;
     return AESFAST_P_UNKNOWN;
 }
@@ -114,9 +124,12 @@ typedef struct aesfast_mode {
     size_t ivlen_min, ivlen_max;   /* the IV lengths init takes */
 } aesfast_mode;
 
+/* The alignment of every context (cipher.c): a mode may align its members up to it. */
+#define AESFAST_CTX_ALIGN 64
+
 /* The start of every mode's context. */
 struct aesfast_cipher_ctx {
-    aesfast_key key;               /* first: OPENSSL_zalloc's 16-byte alignment is the kernels' */
+    aesfast_key key;               /* first: at the context's AESFAST_CTX_ALIGN boundary */
     const aesfast_prov *prov;
     const aesfast_kernel *kernel;  /* the provider instance's tier */
     const aesfast_mode *mode;
@@ -125,6 +138,7 @@ struct aesfast_cipher_ctx {
     size_t ivlen;                  /* the "ivlen" parameter */
     int enc;                       /* the direction of the last init */
     int key_set;
+    size_t pad;                    /* where the context starts in its allocation (cipher.c) */
 };
 
 /*
@@ -200,7 +214,8 @@ static inline int aesfast_cipher_init_(aesfast_cipher_ctx *c, const aesfast_mode
     if (key != NULL)
         aesfast_cipher_set_key(c, key);
     init(c, key != NULL, iv, ivlen);
-    return aesfast_cipher_set_ctx_params_(c, params, set);
+    /* (an IV-only init, the per-record path, has none: the loop stays out of its way) */
+    return params == NULL || params->key == NULL || aesfast_cipher_set_ctx_params_(c, params, set);
 }
 
 /* The buffers of an update or EVP_Cipher call: no input from a NULL buffer, room for the
@@ -242,6 +257,42 @@ static inline int aesfast_cipher_need_tag(const aesfast_cipher_ctx *c, int have,
                                           const char *what_when)
 {
     return c->enc || have || aesfast_cipher_refuse_no_tag(c, what_when);
+}
+
+/* n bytes from src to dst, the 16 of a tag as one copy of known size (a libc call costs the
+ * per-record path more than the copy). */
+static inline void aesfast_copy_tag(void *dst, const void *src, size_t n)
+{
+    if (n == 16)
+        memcpy(dst, src, 16);
+    else
+        memcpy(dst, src, n);
+}
+
+/* OSSL_PARAM_set_octet_string and _get_octet_string (into a buffer of max bytes) as
+ * OSSL_PARAM(3) defines them, inline for the per-record tag; 0 where those return 0 (the hook
+ * then says the type or size does not fit). */
+static inline int aesfast_param_set_octets(OSSL_PARAM *p, const void *v, size_t n)
+{
+    p->return_size = 0;
+    if (p->data_type != OSSL_PARAM_OCTET_STRING)
+        return 0;
+    p->return_size = n;
+    if (p->data == NULL)
+        return 1;
+    if (p->data_size < n)
+        return 0;
+    aesfast_copy_tag(p->data, v, n);
+    return 1;
+}
+
+static inline int aesfast_param_get_octets(const OSSL_PARAM *p, void *dst, size_t max, size_t *n)
+{
+    if (p->data_type != OSSL_PARAM_OCTET_STRING || p->data == NULL || p->data_size > max)
+        return 0;
+    *n = p->data_size;
+    aesfast_copy_tag(dst, p->data, p->data_size);
+    return 1;
 }
 
 /* For the hooks: a "keylen" or "ivlen" set that takes only the value it has (want). */

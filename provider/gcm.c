@@ -13,9 +13,9 @@
  *                "tlsivfixed" management and clears "iv-generated"; an IV buffered and not yet
  *                used stays across an init that gives none.
  *   gcm_begin    starts a message on the stored IV, at its first AAD or data byte, its final,
- *                "tlsivgen", "tlsivinv" or a TLS record: J0, E(J0), the stream; a tag made for
- *                the last message is dropped. An IV that "tlsivfixed" manages then advances its
- *                64-bit invocation field when encrypting, so no later message, plain or TLS
+ *                "tlsivgen", "tlsivinv" or a TLS record: J0 and an empty hash state; a tag made
+ *                for the last message is dropped. An IV that "tlsivfixed" manages then advances
+ *                its 64-bit invocation field when encrypting, so no later message, plain or TLS
  *                record, starts on it again.
  *   gcm_end      the message is over (final, a TLS record, a new key or IV, a new ivlen): its
  *                leftover keystream is wiped and the IV is finished; a decrypt final uses up
@@ -29,8 +29,16 @@
  * The tag (aead_tag_state, stream.h): TAG_EXPECTED from "tag" set for opening until the decrypt
  * final of the message it is for; TAG_MADE from an encrypt final until the next message or
  * init. "tag" is read only in TAG_MADE.
- * The byte stream (partial blocks, AAD padding, lengths) is provider/stream.c's; the kernels
- * see whole blocks only.
+ * The message's bytes (gcm_phase), at most one kernel call per update:
+ *   MSG_AAD      the AAD is queued in msg (aesfast_kernel.h's aesfast_gcm_msg) as zero-padded
+ *                blocks, hashed only where it would overflow the queue;
+ *   MSG_ONE      the first data update was one call (the tier's gcm_seal_msg or gcm_open_msg,
+ *                or gcm_msg_composed): the queued AAD, the data, the lengths block and E(J0),
+ *                so that msg.tag is the message's tag if no more data comes (the final then
+ *                only reads it), and msg's hash state is where a message that goes on resumes;
+ *   MSG_STREAM   more data came: provider/stream.c's byte stream carries the message from msg's
+ *                state on (partial blocks, lengths), and the final finishes its hash there.
+ *   A final without data (MSG_AAD) is one call too, of no data.
  *
  * An IV-only re-init, the per-record path of TLS 1.3 and QUIC, copies the IV and nothing else:
  * the key schedule and the powers of H stay, and nothing is allocated.
@@ -62,23 +70,34 @@
 #define TLS_FIXED_IV EVP_GCM_TLS_FIXED_IV_LEN       /* 4 */
 #define TLS_TAG EVP_GCM_TLS_TAG_LEN                 /* 16 */
 
+/* The per-message path (an IV-only init, AAD, one data update, final, tag) is kept small: what
+ * it does inline, and the rest out of line, so that its functions need few registers and no
+ * stack frame. */
+#define GCM_FAST static inline __attribute__((always_inline))
+#define GCM_SLOW static __attribute__((noinline, cold))
+
 typedef enum { IV_UNSET, IV_BUFFERED, IV_ACTIVE, IV_FINISHED } gcm_iv_state;
+typedef enum { MSG_AAD, MSG_ONE, MSG_STREAM } gcm_phase;
 
 typedef struct {
     aesfast_cipher_ctx base; /* first (cipher.h): the key, the direction, "ivlen" */
-    aesfast_hash_key hkey;   /* the tier's powers of H */
-    aead_stream st;          /* counter, GHASH state, partial blocks, lengths */
+    _Alignas(AESFAST_CTX_ALIGN) aesfast_hash_key hkey; /* the tier's powers of H: 64-byte
+                              * aligned, so that the 512-bit loop's loads of them split no cache
+                              * line */
+    aesfast_gcm_msg msg;     /* J0, the queued AAD, the hash state, and the tag made */
+    aead_stream st;          /* MSG_STREAM: counter, hash state, partial blocks, lengths */
+    uint64_t datalen;        /* data bytes of the message so far */
     uint8_t iv[GCM_IV_MAX];
-    uint8_t ekj0[AESFAST_BLOCK]; /* E(J0), XORed into the hash for the tag */
-    uint8_t tag[GCM_TAG_MAX];
+    uint8_t tag[GCM_TAG_MAX]; /* the tag set for opening */
     size_t taglen;           /* "taglen": of the last tag set or made; 0 before any */
     gcm_iv_state iv_state;
+    gcm_phase phase;
     aead_tag_state tag_state;
     int iv_managed;          /* "tlsivfixed" set the IV: its last 8 bytes count the messages
                               * ("tlsivgen", "tlsivinv") */
     unsigned int iv_generated; /* "iv-generated": the IV, or its non-fixed part, came from the
                                 * random generator */
-    uint8_t tls_aad[EVP_AEAD_TLS1_AAD_LEN];
+    uint8_t tls_aad[AESFAST_BLOCK]; /* the record's AAD, zero-padded to a block */
     size_t tls_aad_len;      /* 0, or 13 while a TLS record is pending */
     size_t tls_aad_pad;      /* "tlsaadpad": the tag length the record carries */
     uint64_t tls_enc_records;
@@ -92,11 +111,13 @@ static void store_be64(uint8_t *p, uint64_t v)
         p[i] = (uint8_t)v;
 }
 
-/* The message is over: no more bytes under this IV. The leftover keystream is wiped; the rest of
- * the message state (hash, queued ciphertext, E(J0)) goes with the context or the next message. */
+/* The message is over: no more bytes under this IV. The stream's leftover keystream is wiped
+ * (the one-call kernels leave none in memory); the rest of the message state (hash, queued
+ * blocks) goes with the context or the next message. */
 static void gcm_end(gcm_ctx *c)
 {
-    OPENSSL_cleanse(&c->st.ks, sizeof(c->st.ks));
+    if (c->phase == MSG_STREAM)
+        OPENSSL_cleanse(&c->st.ks, sizeof(c->st.ks));
     c->iv_state = IV_FINISHED;
 }
 
@@ -115,6 +136,27 @@ static void gcm_advance_iv(gcm_ctx *c)
         ;
 }
 
+/* dst[0..11] = a 12-byte IV, written with bytes 12..15 as they were (a longer "ivlen" set later
+ * shows them, as the default provider's does) in one 16-byte store: the message's start then
+ * reads the 16 bytes as J0 straight from the store buffer (a 12-byte copy is two stores, which a
+ * 16-byte load waits behind until they are in the cache). */
+static void gcm_store_iv12(uint8_t dst[GCM_IV_MAX], const uint8_t *iv)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t lo;
+    uint32_t hi, rest;
+
+    memcpy(&lo, iv, 8);
+    memcpy(&hi, iv + 8, 4);
+    memcpy(&rest, dst + 12, 4);
+    u64x2 v = {lo, hi | (uint64_t)rest << 32};
+
+    memcpy(dst, &v, sizeof(v));
+#else
+    memcpy(dst, iv, GCM_IV_DEFAULT);
+#endif
+}
+
 /* J0 of an IV of another length than 12 bytes: GHASH(IV || 0-pad || [0]_64 || [len(IV)]_64).
  * Out of line: its buffer would give every message's start a large stack frame. */
 __attribute__((noinline)) static void gcm_hash_iv(const gcm_ctx *c, uint8_t j0[AESFAST_BLOCK])
@@ -129,13 +171,13 @@ __attribute__((noinline)) static void gcm_hash_iv(const gcm_ctx *c, uint8_t j0[A
     OPENSSL_cleanse(blocks, sizeof(blocks));
 }
 
-/* Starts a message on the stored IV: J0, E(J0) and the first counter (SP 800-38D, 7.1). With
+/* Starts a message on the stored IV: J0 (SP 800-38D, 7.1) and an empty hash state. With
  * advance, a managed IV then counts the message (see the top of this file). A message under way
  * must have been ended first (gcm_end). */
-static void gcm_begin(gcm_ctx *c, int advance)
+GCM_FAST void gcm_begin(gcm_ctx *c, int advance)
 {
-    const aesfast_kernel *k = c->base.kernel;
-    uint8_t j0[AESFAST_BLOCK];
+    aesfast_gcm_msg *m = &c->msg;
+    const u64x2 zero = {0, 0};
 
     if (c->base.ivlen == GCM_IV_DEFAULT) { /* J0 = IV || 0^31 || 1 */
         u32x4 v;
@@ -143,13 +185,17 @@ static void gcm_begin(gcm_ctx *c, int advance)
 
         memcpy(&v, c->iv, sizeof(v)); /* iv has 128 bytes: reading 16 is in bounds */
         memcpy((uint8_t *)&v + 12, one, 4); /* v[3]: clang takes no address of an element */
-        memcpy(j0, &v, sizeof(v));
+        memcpy(m->j0, &v, sizeof(v));
+        m->flags = AESFAST_MSG_CTR_PUBLIC; /* J0 is the IV and 1 */
     } else {
-        gcm_hash_iv(c, j0);
+        gcm_hash_iv(c, m->j0);
+        m->flags = 0; /* J0 = GHASH(IV): no branch may follow it */
     }
-    k->encrypt_block(&c->base.key, j0, c->ekj0);
-    aesfast_ctr32_add(j0, CTR32_BE_LAST, 1);
-    aesfast_aead_begin(&c->st, j0, CTR32_BE_LAST);
+    memcpy(m->acc, &zero, sizeof(zero));
+    m->nqueue = 0;
+    m->aadlen = 0;
+    c->datalen = 0;
+    c->phase = MSG_AAD;
     c->iv_state = IV_ACTIVE;
     if (c->tag_state == TAG_MADE)
         c->tag_state = TAG_NONE;
@@ -157,16 +203,234 @@ static void gcm_begin(gcm_ctx *c, int advance)
         gcm_advance_iv(c);
 }
 
-/* The tag of the message so far (ends the hash: call once). */
-static void gcm_tag(gcm_ctx *c, uint8_t tag[GCM_TAG_MAX])
+/* GCM's lengths block: the AAD's and the data's lengths in bits, big-endian. */
+static void gcm_lengths(uint8_t lens[AESFAST_BLOCK], uint64_t aadlen, uint64_t datalen)
 {
-    uint8_t lens[AESFAST_BLOCK];
-    u64x2 bits = {aesfast_be64(c->st.aadlen * 8), aesfast_be64(c->st.datalen * 8)};
+    u64x2 bits = {aesfast_be64(aadlen * 8), aesfast_be64(datalen * 8)};
 
-    memcpy(lens, &bits, sizeof(lens));
-    aesfast_aead_finish(&c->st, &c->base.kernel->gcm, &c->hkey, lens);
-    for (int i = 0; i < GCM_TAG_MAX; i++)
-        tag[i] = c->st.acc[i] ^ c->ekj0[i];
+    memcpy(lens, &bits, sizeof(bits));
+}
+
+/* dst = the n (1..15) bytes at src and zeros, written with one 16-byte store, which the kernel's
+ * load of the block is then forwarded from (after narrower stores it would wait for them). */
+GCM_FAST void store_padded(uint8_t dst[AESFAST_BLOCK], const uint8_t *src, size_t n)
+{
+    u64x2 v = {0, 0};
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t lo, hi = 0;
+    uint32_t a, b;
+
+    if (n >= 8) { /* the first 8 bytes, and the last n - 8 from the 8 that end at src + n */
+        memcpy(&lo, src, 8);
+        if (n > 8) {
+            memcpy(&hi, src + n - 8, 8);
+            hi >>= 8 * (16 - n);
+        }
+    } else if (n >= 4) { /* the first 4 and the last 4, overlapping */
+        memcpy(&a, src, 4);
+        memcpy(&b, src + n - 4, 4);
+        lo = a | (uint64_t)b << 8 * (n - 4);
+    } else {
+        lo = src[0] | (uint64_t)src[n / 2] << 8 * (n / 2) | (uint64_t)src[n - 1] << 8 * (n - 1);
+    }
+    v[0] = lo;
+    v[1] = hi;
+#else
+    memcpy(&v, src, n);
+#endif
+    memcpy(dst, &v, sizeof(v));
+}
+
+/* gcm_seal_msg or gcm_open_msg (aesfast_kernel.h) from the tier's other kernels, for the tiers
+ * that have no such kernel. A message whose blocks fit in the queue (with a spare block for the
+ * lengths) takes its keystream from one counter call, queues its hashed blocks, and hashes the
+ * queue and the lengths block in one call; a longer one hashes its queue, then its whole blocks
+ * with the stitched kernel. The partial block and E(J0) are single-block calls. */
+static __attribute__((noinline)) void gcm_msg_composed(gcm_ctx *c, const uint8_t *in,
+                                                        uint8_t *out, size_t len)
+{
+    const aesfast_kernel *k = c->base.kernel;
+    aesfast_gcm_msg *m = &c->msg;
+    size_t whole = len / AESFAST_BLOCK, partial = len % AESFAST_BLOCK;
+    uint8_t ctr[AESFAST_BLOCK], acc[AESFAST_BLOCK], ks[AESFAST_BLOCK];
+
+    memcpy(ctr, m->j0, AESFAST_BLOCK);
+    aesfast_ctr32_add(ctr, CTR32_BE_LAST, 1);
+    if (m->nqueue + whole + (partial != 0) + 1 <= AESFAST_GCM_QUEUE) {
+        uint8_t *q = m->queue + AESFAST_BLOCK * m->nqueue;
+
+        if (whole != 0) { /* (in and out are NULL for a final without data) */
+            if (!c->base.enc) /* the input, before an in-place output overwrites it */
+                memcpy(q, in, whole * AESFAST_BLOCK);
+            k->gcm.ctr(&c->base.key, ctr, in, out, whole);
+            if (c->base.enc)
+                memcpy(q, out, whole * AESFAST_BLOCK);
+            m->nqueue += whole;
+        }
+    } else {
+        k->gcm.hash(&c->hkey, m->acc, m->queue, m->nqueue);
+        m->nqueue = 0;
+        (c->base.enc ? k->gcm.ctr_then_hash : k->gcm.hash_then_ctr)(
+            &c->base.key, &c->hkey, m->acc, ctr, in, out, whole);
+    }
+    if (whole != 0) {
+        aesfast_ctr32_add(ctr, CTR32_BE_LAST, (uint32_t)whole);
+        in += whole * AESFAST_BLOCK;
+        out += whole * AESFAST_BLOCK;
+    }
+    if (partial != 0) { /* the last block, zero-padded, stays queued */
+        uint8_t *blk = m->queue + AESFAST_BLOCK * m->nqueue++;
+
+        k->encrypt_block(&c->base.key, ctr, ks);
+        memset(blk, 0, AESFAST_BLOCK);
+        for (size_t i = 0; i < partial; i++) {
+            uint8_t x = in[i];
+
+            out[i] = x ^ ks[i];
+            blk[i] = c->base.enc ? out[i] : x;
+        }
+    }
+    /* The tag: the queue and the lengths block (in the queue's spare block) from acc. */
+    memcpy(acc, m->acc, AESFAST_BLOCK);
+    gcm_lengths(m->queue + AESFAST_BLOCK * m->nqueue, m->aadlen, len);
+    k->gcm.hash(&c->hkey, acc, m->queue, m->nqueue + 1);
+    k->encrypt_block(&c->base.key, m->j0, ks);
+    for (int i = 0; i < AESFAST_BLOCK; i++)
+        m->tag[i] = acc[i] ^ ks[i];
+    OPENSSL_cleanse(ks, sizeof(ks));
+    OPENSSL_cleanse(acc, sizeof(acc));
+}
+
+/* The first data update, or a final without data (len 0): one call (see MSG_ONE). */
+GCM_FAST void gcm_msg(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
+{
+    const aesfast_kernel *k = c->base.kernel;
+    aesfast_gcm_msg_fn *fn = c->base.enc ? k->gcm_seal_msg : k->gcm_open_msg;
+
+    if (fn != NULL)
+        fn(&c->base.key, &c->hkey, &c->msg, in, out, len);
+    else
+        gcm_msg_composed(c, in, out, len);
+}
+
+/* A second data update: the stream takes the message over from msg's hash state, with the
+ * queued whole blocks, the partial block's bytes and its keystream (made again: the one-call
+ * kernels keep none), and the counter of the block after it. */
+GCM_SLOW void gcm_to_stream(gcm_ctx *c)
+{
+    const aesfast_kernel *k = c->base.kernel;
+    aesfast_gcm_msg *m = &c->msg;
+    aead_stream *s = &c->st;
+    size_t partial = c->datalen % AESFAST_BLOCK, queued = m->nqueue - (partial != 0);
+    uint8_t ctr[AESFAST_BLOCK];
+
+    memcpy(ctr, m->j0, AESFAST_BLOCK);
+    aesfast_ctr32_add(ctr, CTR32_BE_LAST, (uint32_t)(1 + c->datalen / AESFAST_BLOCK));
+    aesfast_aead_resume(s, &k->gcm, &c->hkey, m->acc, m->queue, queued, m->aadlen, c->datalen,
+                        ctr, CTR32_BE_LAST);
+    if (partial != 0) {
+        memcpy(s->part, m->queue + AESFAST_BLOCK * queued, partial);
+        k->encrypt_block(&c->base.key, s->ctr, s->ks.ks);
+        s->ks.num = (unsigned int)partial;
+        aesfast_ctr32_add(s->ctr, CTR32_BE_LAST, 1);
+    }
+    c->phase = MSG_STREAM;
+}
+
+/* msg.tag = the tag of a message that had no data (one call of none) or more than one data
+ * update (the stream's hash finished); one with one data update has it made already. */
+GCM_SLOW void gcm_tag_slow(gcm_ctx *c)
+{
+    const aesfast_kernel *k = c->base.kernel;
+    uint8_t lens[AESFAST_BLOCK], ekj0[AESFAST_BLOCK];
+
+    switch (c->phase) {
+    case MSG_AAD:
+        gcm_msg(c, NULL, NULL, 0);
+        break;
+    case MSG_ONE:
+        break;
+    case MSG_STREAM:
+        gcm_lengths(lens, c->st.aadlen, c->st.datalen);
+        aesfast_aead_finish(&c->st, &k->gcm, &c->hkey, lens);
+        k->encrypt_block(&c->base.key, c->msg.j0, ekj0);
+        for (int i = 0; i < GCM_TAG_MAX; i++)
+            c->msg.tag[i] = c->st.acc[i] ^ ekj0[i];
+        OPENSSL_cleanse(ekj0, sizeof(ekj0));
+        break;
+    }
+}
+
+/* AAD: queued in msg (zero-padded blocks, the last one filled up by more AAD), hashed into
+ * msg.acc only where the queue would overflow. */
+GCM_SLOW void gcm_aad_slow(gcm_ctx *c, const uint8_t *in, size_t len)
+{
+    const aesfast_kernel *k = c->base.kernel;
+    aesfast_gcm_msg *m = &c->msg;
+    size_t used = (size_t)(m->aadlen % AESFAST_BLOCK), whole, tail;
+
+    m->aadlen += len;
+    if (used != 0) { /* the last block queued is partial: fill it up first */
+        size_t n = AESFAST_BLOCK - used < len ? AESFAST_BLOCK - used : len;
+
+        memcpy(m->queue + AESFAST_BLOCK * (m->nqueue - 1) + used, in, n);
+        in += n;
+        len -= n;
+    }
+    whole = len / AESFAST_BLOCK;
+    tail = len % AESFAST_BLOCK;
+    if (m->nqueue + whole + (tail != 0) > AESFAST_GCM_QUEUE - 1) { /* the queue is full */
+        k->gcm.hash(&c->hkey, m->acc, m->queue, m->nqueue);
+        k->gcm.hash(&c->hkey, m->acc, in, whole);
+        m->nqueue = 0;
+        in += whole * AESFAST_BLOCK;
+        whole = 0;
+    }
+    if (whole != 0) {
+        memcpy(m->queue + AESFAST_BLOCK * m->nqueue, in, whole * AESFAST_BLOCK);
+        m->nqueue += whole;
+        in += whole * AESFAST_BLOCK;
+    }
+    if (tail != 0)
+        store_padded(m->queue + AESFAST_BLOCK * m->nqueue++, in, tail);
+}
+
+/* The usual AAD, a record header of 1..15 bytes in one update, inline; the rest (EVP_Cipher
+ * passes empty AAD too) out of line. */
+GCM_FAST void gcm_aad(gcm_ctx *c, const uint8_t *in, size_t len)
+{
+    aesfast_gcm_msg *m = &c->msg;
+
+    if (len - 1 < AESFAST_BLOCK - 1 && m->aadlen == 0) { /* 1..15 bytes, the first */
+        m->aadlen = len;
+        store_padded(m->queue, in, len);
+        m->nqueue = 1;
+    } else {
+        gcm_aad_slow(c, in, len);
+    }
+}
+
+/* A data update after the first: on the stream. */
+GCM_SLOW void gcm_data_more(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
+{
+    const aesfast_kernel *k = c->base.kernel;
+
+    if (c->phase == MSG_ONE)
+        gcm_to_stream(c);
+    aesfast_aead_crypt(&c->st, k, &k->gcm, &c->base.key, &c->hkey, in, out, len, c->base.enc);
+}
+
+/* Data: the first update in one call, later ones on the stream. */
+GCM_FAST void gcm_data(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
+{
+    if (c->phase == MSG_AAD) {
+        gcm_msg(c, in, out, len);
+        c->phase = MSG_ONE;
+    } else {
+        gcm_data_more(c, out, in, len);
+    }
+    c->datalen += len;
 }
 
 /* n random bytes for an IV, from the library context the application loaded aesfast into. */
@@ -188,8 +452,8 @@ static int gcm_have_key(const gcm_ctx *c)
     return 0;
 }
 
-/* Key and IV in place, the message started: 1, or 0 with an error raised. */
-static int gcm_ready(gcm_ctx *c)
+/* gcm_ready's other cases: a message to start on a random IV, or the errors. */
+GCM_SLOW int gcm_start(gcm_ctx *c)
 {
     if (!gcm_have_key(c))
         return 0;
@@ -222,38 +486,59 @@ static int gcm_ready(gcm_ctx *c)
     return 1;
 }
 
-/* AAD (out == NULL) or data; the message must be ready. */
-static int gcm_bytes(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
+/* Key and IV in place, the message started: 1, or 0 with an error raised. (A message under way
+ * began with a key.) */
+GCM_FAST int gcm_ready(gcm_ctx *c)
 {
-    const aesfast_kernel *k = c->base.kernel;
-
-    if (out == NULL) {
-        if (c->st.in_data) {
-            AESFAST_RAISE(c->base.prov, AESFAST_R_AAD_AFTER_DATA,
-                          "%s: AAD after %llu bytes of data", c->base.name,
-                          (unsigned long long)c->st.datalen);
-            return 0;
-        }
-        if (len > GCM_MAX_AAD - c->st.aadlen) {
-            AESFAST_RAISE(c->base.prov, AESFAST_R_MESSAGE_TOO_LONG,
-                          "%s: more than 2^61 - 1 bytes of AAD", c->base.name);
-            return 0;
-        }
-        aesfast_aead_aad(&c->st, &k->gcm, &c->hkey, in, len);
+    if (c->iv_state == IV_ACTIVE)
+        return 1;
+    if (c->iv_state == IV_BUFFERED && c->base.key_set) {
+        gcm_begin(c, c->base.enc);
         return 1;
     }
-    if (len > GCM_MAX_DATA - c->st.datalen) {
+    return gcm_start(c);
+}
+
+/* The errors of gcm_bytes. */
+GCM_SLOW int gcm_refuse_bytes(const gcm_ctx *c, int aad)
+{
+    if (aad && c->phase != MSG_AAD)
+        AESFAST_RAISE(c->base.prov, AESFAST_R_AAD_AFTER_DATA, "%s: AAD after %llu bytes of data",
+                      c->base.name, (unsigned long long)c->datalen);
+    else if (aad)
+        AESFAST_RAISE(c->base.prov, AESFAST_R_MESSAGE_TOO_LONG,
+                      "%s: more than 2^61 - 1 bytes of AAD", c->base.name);
+    else
         AESFAST_RAISE(c->base.prov, AESFAST_R_MESSAGE_TOO_LONG,
                       "%s: more than 2^36 - 32 bytes of data under one IV", c->base.name);
-        return 0;
+    return 0;
+}
+
+/* AAD (out == NULL) or data; the message must be ready. */
+GCM_FAST int gcm_bytes(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
+{
+    if (out == NULL) {
+        if (c->phase != MSG_AAD || len > GCM_MAX_AAD - c->msg.aadlen)
+            return gcm_refuse_bytes(c, 1);
+        gcm_aad(c, in, len);
+        return 1;
     }
-    aesfast_aead_crypt(&c->st, k, &k->gcm, &c->base.key, &c->hkey, in, out, len, c->base.enc);
+    if (len > GCM_MAX_DATA - c->datalen)
+        return gcm_refuse_bytes(c, 0);
+    gcm_data(c, out, in, len);
     return 1;
 }
 
-static int gcm_do_final(gcm_ctx *c)
+/* The valid tag of what was received, which an opening leaves nowhere. */
+static void gcm_forget_tag(gcm_ctx *c)
 {
-    uint8_t tag[GCM_TAG_MAX];
+    const u64x2 zero = {0, 0};
+
+    memcpy(c->msg.tag, &zero, sizeof(zero));
+}
+
+GCM_FAST int gcm_do_final(gcm_ctx *c)
+{
     int ok = 1;
 
     if (!gcm_ready(c))
@@ -261,19 +546,19 @@ static int gcm_do_final(gcm_ctx *c)
     if (!aesfast_cipher_need_tag(&c->base, c->tag_state == TAG_EXPECTED,
                                  "expected tag before the final decrypt call"))
         return 0;
-    gcm_tag(c, tag);
+    if (c->phase != MSG_ONE)
+        gcm_tag_slow(c);
     if (c->base.enc) {
-        memcpy(c->tag, tag, GCM_TAG_MAX);
         c->taglen = GCM_TAG_MAX;
-        c->tag_state = TAG_MADE;
+        c->tag_state = TAG_MADE; /* in msg.tag */
     } else {
-        if (CRYPTO_memcmp(tag, c->tag, c->taglen) != 0) {
+        if (CRYPTO_memcmp(c->msg.tag, c->tag, c->taglen) != 0) {
             AESFAST_RAISE(c->base.prov, AESFAST_R_TAG_MISMATCH, "%s: tag verification failed",
                           c->base.name);
             ok = 0;
         }
-        OPENSSL_cleanse(tag, sizeof(tag)); /* the valid tag of what was received */
-        c->tag_state = TAG_NONE;           /* used up by the message it was set for */
+        gcm_forget_tag(c);
+        c->tag_state = TAG_NONE; /* used up by the message it was set for */
     }
     gcm_end(c);
     return ok;
@@ -366,6 +651,7 @@ static int gcm_tls_aad(gcm_ctx *c, const uint8_t *aad, size_t len)
         return 0;
     }
     rec -= overhead;
+    memset(c->tls_aad, 0, sizeof(c->tls_aad));
     memcpy(c->tls_aad, aad, len);
     c->tls_aad[len - 2] = (uint8_t)(rec >> 8);
     c->tls_aad[len - 1] = (uint8_t)rec;
@@ -374,10 +660,10 @@ static int gcm_tls_aad(gcm_ctx *c, const uint8_t *aad, size_t len)
     return 1;
 }
 
-/* One whole record in place. *outl: the bytes produced (sealing: all of it; opening: payload). */
-static int gcm_tls_record(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len, size_t *outl)
+/* One whole record in place, in one kernel call (its AAD queued first). *outl: the bytes
+ * produced (sealing: all of it; opening: payload). */
+static __attribute__((noinline)) int gcm_tls_record(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len, size_t *outl)
 {
-    const aesfast_kernel *k = c->base.kernel;
     int enc = c->base.enc, ok = 0;
 
     *outl = 0;
@@ -399,15 +685,16 @@ static int gcm_tls_record(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t le
         goto done;
 
     size_t plen = len - TLS_EXPLICIT_IV - TLS_TAG;
-    uint8_t *payload = out + TLS_EXPLICIT_IV, *rec_tag = payload + plen, tag[GCM_TAG_MAX];
-    aesfast_aead_aad(&c->st, &k->gcm, &c->hkey, c->tls_aad, c->tls_aad_len);
-    aesfast_aead_crypt(&c->st, k, &k->gcm, &c->base.key, &c->hkey, payload, payload, plen, enc);
-    gcm_tag(c, tag);
+    uint8_t *payload = out + TLS_EXPLICIT_IV, *rec_tag = payload + plen;
+    memcpy(c->msg.queue, c->tls_aad, AESFAST_BLOCK);
+    c->msg.nqueue = 1;
+    c->msg.aadlen = c->tls_aad_len;
+    gcm_msg(c, payload, payload, plen);
     if (enc) {
-        memcpy(rec_tag, tag, TLS_TAG);
+        memcpy(rec_tag, c->msg.tag, TLS_TAG);
         *outl = len;
         ok = 1;
-    } else if (CRYPTO_memcmp(tag, rec_tag, TLS_TAG) == 0) {
+    } else if (CRYPTO_memcmp(c->msg.tag, rec_tag, TLS_TAG) == 0) {
         *outl = plen;
         ok = 1;
     } else {
@@ -415,7 +702,8 @@ static int gcm_tls_record(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t le
         AESFAST_RAISE(c->base.prov, AESFAST_R_TAG_MISMATCH, "%s: TLS record tag verification "
                       "failed", c->base.name);
     }
-    OPENSSL_cleanse(tag, sizeof(tag));
+    if (!enc)
+        gcm_forget_tag(c);
 done:
     gcm_end(c);
     c->tls_aad_len = 0;
@@ -442,11 +730,11 @@ AESFAST_HOOK void gcm_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv
         OPENSSL_cleanse(h, sizeof(h));
         c->tls_enc_records = 0;
         aesfast_aead_wipe(&c->st); /* no hash state of the old key survives it */
-        OPENSSL_cleanse(c->ekj0, sizeof(c->ekj0));
+        OPENSSL_cleanse(&c->msg, sizeof(c->msg));
     }
     if (iv != NULL) {
-        if (ivlen == GCM_IV_DEFAULT) /* the per-record path: a copy of known length */
-            memcpy(c->iv, iv, GCM_IV_DEFAULT);
+        if (ivlen == GCM_IV_DEFAULT) /* the per-record path */
+            gcm_store_iv12(c->iv, iv);
         else
             memcpy(c->iv, iv, ivlen);
         b->ivlen = ivlen;
@@ -457,7 +745,7 @@ AESFAST_HOOK void gcm_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv
 }
 
 /* update and EVP_Cipher: AAD when out is NULL, else data; a pending TLS record comes first. */
-static int gcm_process(gcm_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
+GCM_FAST int gcm_process(gcm_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
                        size_t inl)
 {
     if (c->tls_aad_len != 0)
@@ -552,7 +840,7 @@ AESFAST_HOOK aesfast_param_result gcm_get(aesfast_cipher_ctx *b, OSSL_PARAM *p, 
                           "encrypt call", b->name, p->data_size);
             return AESFAST_PARAM_FAILED;
         }
-        ok = OSSL_PARAM_set_octet_string(p, c->tag, p->data_size);
+        ok = aesfast_param_set_octets(p, c->msg.tag, p->data_size);
         break;
     case AESFAST_P_TAGLEN:
         ok = OSSL_PARAM_set_size_t(p, c->taglen != 0 ? c->taglen : GCM_TAG_MAX);
@@ -589,13 +877,12 @@ static int octets(const gcm_ctx *c, const OSSL_PARAM *p)
     return 0;
 }
 
-static int gcm_set_tag(gcm_ctx *c, const OSSL_PARAM *p)
+GCM_FAST int gcm_set_tag(gcm_ctx *c, const OSSL_PARAM *p)
 {
     uint8_t tag[GCM_TAG_MAX];
-    void *vp = tag;
     size_t sz = 0;
 
-    if (!OSSL_PARAM_get_octet_string(p, &vp, sizeof(tag), &sz)) {
+    if (!aesfast_param_get_octets(p, tag, sizeof(tag), &sz)) {
         AESFAST_RAISE(c->base.prov, AESFAST_R_INVALID_TAG_LENGTH,
                       "%s: the tag is an octet string of 1..16 bytes (given %zu)", c->base.name,
                       p->data_size);
@@ -607,7 +894,7 @@ static int gcm_set_tag(gcm_ctx *c, const OSSL_PARAM *p)
                       c->base.name);
         return 0;
     }
-    memcpy(c->tag, tag, sz);
+    aesfast_copy_tag(c->tag, tag, sz);
     c->taglen = sz;
     c->tag_state = TAG_EXPECTED;
     return 1;

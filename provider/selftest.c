@@ -28,10 +28,8 @@
  * by test/selftest_vectors.py, which the test "selftest-vectors" re-runs to show they match);
  * nothing here computes an expected value with aesfast's own code.
  *
- * Cost: about 7 KB through the kernels. On Zen 3, warm: 3.2 us (vaes-avx2), 3.9 us (aesni),
- * 105 us (generic); the first run in a process, at load, 10-30 us on the hardware tiers, mostly
- * the kernels' code and the vectors coming into the caches. AESFAST_DEBUG=1 prints each run's
- * time; README.md has the load-time figures.
+ * Cost: about 7 KB through the kernels, at every load; AESFAST_DEBUG=1 prints each run's time,
+ * and README.md has the measured figures (warm and at load, per tier).
  *
  * Fault injection, for the tests: AESFAST_SELFTEST_FAULT=TIER:MODE[,TIER:MODE...] (TIER or MODE
  * may be *) flips one bit of each result of that tier's MODE before it is compared. It is read

@@ -71,10 +71,25 @@ static void flush(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_ha
 static void push(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
                  const uint8_t *blocks, size_t n)
 {
+    uint8_t *to;
+
     if (s->npend + n > AEAD_PENDING)
         flush(s, f, hkey);
-    memcpy(s->pend + s->npend * AESFAST_BLOCK, blocks, n * AESFAST_BLOCK);
+    to = s->pend + s->npend * AESFAST_BLOCK;
     s->npend += (unsigned int)n;
+    /* Block by block, n < AEAD_PENDING: a memcpy of n * 16 bytes becomes rep movs, whose start-up
+     * took a 16-byte update longer than the rest of its work. */
+    switch (n) {
+    case 7: memcpy(to + 6 * AESFAST_BLOCK, blocks + 6 * AESFAST_BLOCK, AESFAST_BLOCK); /* fall through */
+    case 6: memcpy(to + 5 * AESFAST_BLOCK, blocks + 5 * AESFAST_BLOCK, AESFAST_BLOCK); /* fall through */
+    case 5: memcpy(to + 4 * AESFAST_BLOCK, blocks + 4 * AESFAST_BLOCK, AESFAST_BLOCK); /* fall through */
+    case 4: memcpy(to + 3 * AESFAST_BLOCK, blocks + 3 * AESFAST_BLOCK, AESFAST_BLOCK); /* fall through */
+    case 3: memcpy(to + 2 * AESFAST_BLOCK, blocks + 2 * AESFAST_BLOCK, AESFAST_BLOCK); /* fall through */
+    case 2: memcpy(to + AESFAST_BLOCK, blocks + AESFAST_BLOCK, AESFAST_BLOCK); /* fall through */
+    case 1: memcpy(to, blocks, AESFAST_BLOCK); /* fall through */
+    case 0: break;
+    default: memcpy(to, blocks, n * AESFAST_BLOCK); /* not reached: n < AEAD_PENDING */
+    }
 }
 
 /* Whole blocks to be hashed: queued if few, else straight to the kernel (after the queue). */
@@ -87,6 +102,19 @@ static void hash_blocks(aead_stream *s, const aesfast_aead_kernel *f,
         flush(s, f, hkey);
         f->hash(hkey, s->acc, in, n);
     }
+}
+
+void aesfast_aead_resume(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
+                         const uint8_t acc[AESFAST_BLOCK], const uint8_t *blocks, size_t nblocks,
+                         uint64_t aadlen, uint64_t datalen, const uint8_t ctr[AESFAST_BLOCK],
+                         ctr32_format fmt)
+{
+    aesfast_aead_begin(s, ctr, fmt);
+    memcpy(s->acc, acc, AESFAST_BLOCK);
+    hash_blocks(s, f, hkey, blocks, nblocks);
+    s->in_data = 1;
+    s->aadlen = aadlen;
+    s->datalen = datalen;
 }
 
 int aesfast_aead_aad_hashes(const aead_stream *s, size_t len)

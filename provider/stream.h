@@ -116,6 +116,14 @@ typedef struct aead_stream {
 /* A new message: acc = 0, nothing buffered, the first keystream block from ctr. */
 void aesfast_aead_begin(aead_stream *s, const uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt);
 
+/* A message taken over in its data, after an update that a one-call kernel did (GCM): the hash
+ * state acc, then nblocks whole blocks still to hash, the AAD and data lengths so far, and ctr
+ * for the next keystream block; no partial block yet (the caller sets part, ks if there is one). */
+void aesfast_aead_resume(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
+                         const uint8_t acc[AESFAST_BLOCK], const uint8_t *blocks, size_t nblocks,
+                         uint64_t aadlen, uint64_t datalen, const uint8_t ctr[AESFAST_BLOCK],
+                         ctr32_format fmt);
+
 /* 0 if aesfast_aead_aad(s, ..., len) would only queue its blocks and call no hash kernel. */
 int aesfast_aead_aad_hashes(const aead_stream *s, size_t len);
 

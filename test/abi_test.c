@@ -12,7 +12,8 @@
  * 64 bytes mod 64), so a kernel that assumes more than the ABI's 16-byte alignment crashes. Each
  * kernel's output is also compared with a direct call, which shows that the trampoline passed the
  * arguments through. The kernels: set_key, encrypt_block and ctr32_xor, and GCM's hash_init, hash,
- * ctr_then_hash and hash_then_ctr on 0, 1, 7, 8, 9, 16, 33 and 100 blocks.
+ * ctr_then_hash and hash_then_ctr on 0, 1, 7, 8, 9, 16, 33 and 100 blocks, and the one-call
+ * gcm_seal_msg and gcm_open_msg around one group of powers and past it.
  *
  * Before the kernels, a self-test calls functions that each break one rule and requires the
  * checker to flag exactly that rule, and one that breaks none and must pass.
@@ -460,6 +461,57 @@ static void test_gcmsiv_short(const aesfast_kernel *k, const aesfast_key *key, s
     }
 }
 
+/* gcm_seal_msg and gcm_open_msg, where the tier has them: data of bytes around one group of
+ * powers and past it (the main loop), queues of 0..31 blocks, in place and not, at each skew;
+ * out and the whole message state against a direct call. */
+static void test_gcm_msg(const aesfast_kernel *k, const aesfast_key *key, size_t kl, uint8_t *in,
+                         uint8_t *out, uint8_t *want)
+{
+    static const size_t lens[] = {0, 1, 15, 16, 17, 100, 255, 479, 480, 481, 511, 1420, 4099 * 16};
+    aesfast_hash_key *hk = malloc(sizeof(*hk));
+    aesfast_gcm_msg *msg = malloc(sizeof(*msg)), *msg_want = malloc(sizeof(*msg_want));
+    uint8_t h[16];
+    uint64_t args[NARGS] = {0};
+    char detail[120];
+
+    if (k->gcm_seal_msg == NULL || k->gcm_open_msg == NULL)
+        goto done;
+    if (hk == NULL || msg == NULL || msg_want == NULL) {
+        fprintf(stderr, "abi_test: out of memory\n");
+        exit(1);
+    }
+    tiers_fill(h, 16);
+    k->gcm.hash_init(hk, h);
+    for (size_t c = 0; c < sizeof(lens) / sizeof(lens[0]); c++) {
+        for (int t = 0; t < 8; t++) {
+            const int open = t % 2, in_place = t / 2 % 2;
+            aesfast_gcm_msg_fn *fn = open ? k->gcm_open_msg : k->gcm_seal_msg;
+            uint8_t *o = in_place ? in : out;
+            size_t len = lens[c];
+
+            tiers_fill((uint8_t *)msg_want, sizeof(*msg_want));
+            msg_want->nqueue = (c * 7 + (size_t)t) % AESFAST_GCM_QUEUE;
+            msg_want->aadlen = 16 * msg_want->nqueue;
+            msg_want->flags = t / 4 ? AESFAST_MSG_CTR_PUBLIC : 0;
+            memcpy(msg, msg_want, sizeof(*msg));
+            tiers_fill(in, len);
+            fn(key, hk, msg_want, in, want, len);
+            args[0] = PTR(key), args[1] = PTR(hk), args[2] = PTR(msg), args[3] = PTR(in);
+            args[4] = PTR(o), args[5] = len;
+            snprintf(detail, sizeof(detail), "%zu-byte key, %zu bytes, %llu queued%s", kl, len,
+                     (unsigned long long)msg->nqueue, in_place ? ", in place" : "");
+            check(k, open ? "gcm_open_msg" : "gcm_seal_msg", (abi_fn *)fn, args, detail);
+            record(memcmp(msg, msg_want, sizeof(*msg)) == 0 && (len == 0 || memcmp(o, want, len)
+                   == 0), "%s: a one-call GCM kernel through the trampoline differs from a "
+                   "direct call (%s)", k->name, detail);
+        }
+    }
+done:
+    free(hk);
+    free(msg);
+    free(msg_want);
+}
+
 static void test_tier(const aesfast_kernel *k)
 {
     static const size_t keylens[] = {16, 24, 32};
@@ -514,6 +566,7 @@ static void test_tier(const aesfast_kernel *k)
                    detail);
         }
         test_aead(k, &k->gcm, "gcm", 0, &key, kl, in, out, want);
+        test_gcm_msg(k, &key, kl, in, out, want);
         test_aead(k, &k->gcmsiv, "gcmsiv", 1, &key, kl, in, out, want);
         test_gcmsiv_short(k, &key, kl, in, out, want);
     }

@@ -15,7 +15,8 @@
  *   input     only the plaintext
  *   counter   only the counter block (ctr32_xor)
  *
- * and GCM's kernels (gcm.hash_init, gcm.hash, gcm.ctr_then_hash, gcm.hash_then_ctr) on the same
+ * and GCM's kernels (gcm.hash_init, gcm.hash, gcm.ctr_then_hash, gcm.hash_then_ctr, and the
+ * one-call gcm_seal_msg and gcm_open_msg where the tier has them) on the same
  * block counts, key sizes and buffers, with these secrets marked:
  *
  *   all       raw key, expanded key, H (the hash key passed to hash_init), the tier's table of H
@@ -44,6 +45,7 @@
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -488,6 +490,69 @@ static void run_gcmsiv_short(const aesfast_kernel *k, int ki)
     }
 }
 
+/* GCM's one-call kernels (gcm_seal_msg, gcm_open_msg), where the tier has them, with the key,
+ * the table, acc, the queued blocks, the input and (flags 0) J0 secret, on data lengths around
+ * the tier's groups and tails and queues of 0..3 blocks; a public J0 (a 12-byte IV's) stays
+ * defined. The expected results are the same call's on the same inputs, all defined, before any
+ * mark (kernel_test checks those against libcrypto). */
+static void run_gcm_msg_case(const aesfast_kernel *k, int ki)
+{
+    static const size_t lens[] = {0, 1, 13, 15, 16, 17, 31, 100, 112, 113, 127, 128, 129, 255,
+                                  256, 257, 497, 1000, 4003};
+    const size_t keylen = 16 + 8 * (size_t)ki;
+    static aesfast_gcm_msg msg, want_msg;
+    static uint8_t want[4003];
+    aesfast_key key;
+    char what[200];
+    unsigned e;
+
+    if (k->gcm_seal_msg == NULL)
+        return;
+    k->set_key(&key, raw_keys[ki], keylen);
+    k->gcm.hash_init(&hkey, h0);
+    for (size_t c = 0; c < sizeof(lens) / sizeof(lens[0]); c++)
+        for (int t = 0; t < 4; t++) {
+            const size_t len = lens[c];
+            const int open = t % 2, public = t / 2;
+            aesfast_gcm_msg_fn *fn = open ? k->gcm_open_msg : k->gcm_seal_msg;
+            uint8_t *ip = inbuf + len % 16, *op = outbuf + (len * 3) % 16;
+
+            memset(&msg, 0, sizeof(msg));
+            memcpy(msg.queue, plain + 16 * (c % 7), 16 * 3);
+            memcpy(msg.acc, acc0, 16);
+            memcpy(msg.j0, ctr0, 16);
+            msg.nqueue = (c + (size_t)t) % 4;
+            msg.aadlen = 16 * msg.nqueue - (c % 3);
+            msg.flags = public ? AESFAST_MSG_CTR_PUBLIC : 0;
+            memcpy(&want_msg, &msg, sizeof(msg));
+            fn(&key, &hkey, &want_msg, plain, want, len);
+
+            snprintf(what, sizeof(what), "%s AES-%zu gcm_%s_msg %zu bytes, %llu queued, J0 %s",
+                     k->name, 8 * keylen, open ? "open" : "seal", len,
+                     (unsigned long long)msg.nqueue, public ? "public" : "secret");
+            load(ip, plain, len, 1);
+            secret_round_keys(&key);
+            VALGRIND_MAKE_MEM_UNDEFINED(&hkey, sizeof(hkey));
+            VALGRIND_MAKE_MEM_UNDEFINED(msg.queue, sizeof(msg.queue));
+            VALGRIND_MAKE_MEM_UNDEFINED(msg.acc, 16);
+            if (!public)
+                VALGRIND_MAKE_MEM_UNDEFINED(msg.j0, 16);
+            e = VALGRIND_COUNT_ERRORS;
+            fn(&key, &hkey, &msg, ip, op, len);
+            after_call(e, op, want, len, 1, what, "output");
+            after_call(VALGRIND_COUNT_ERRORS, msg.tag, want_msg.tag, 16, 1, what, "tag");
+            VALGRIND_MAKE_MEM_DEFINED(&msg, sizeof(msg));
+            VALGRIND_MAKE_MEM_DEFINED(key.rk, sizeof(key.rk));
+            VALGRIND_MAKE_MEM_DEFINED(key.bitsliced, sizeof(key.bitsliced));
+            VALGRIND_MAKE_MEM_DEFINED(&hkey, sizeof(hkey));
+            CHECK(memcmp(&msg, &want_msg, offsetof(aesfast_gcm_msg, queue) +
+                         16 * want_msg.nqueue) == 0
+                      && memcmp(msg.acc, want_msg.acc, offsetof(aesfast_gcm_msg, flags) + 8
+                                - offsetof(aesfast_gcm_msg, acc)) == 0,
+                  "%s: the message state differs from the defined run", what);
+        }
+}
+
 /* FIPS-197 appendix C: plaintext 00112233..ff under the keys 000102..; the ciphertexts. */
 static void check_fips197(const aesfast_kernel *k)
 {
@@ -588,6 +653,12 @@ static void test_tier(const aesfast_kernel *k)
              "AES-128/192/256 x %zu block counts x secrets {all, exp key, H, H table, acc, input, "
              "counter}", ncounts);
     report(k, what, f0, p0);
+    f0 = check_failed, p0 = check_passed;
+    for (int ki = 0; ki < 3; ki++)
+        run_gcm_msg_case(k, ki);
+    if (k->gcm_seal_msg != NULL)
+        report(k, "gcm_seal_msg, gcm_open_msg x AES-128/192/256 x 19 lengths (0..4003 bytes) x "
+               "J0 secret or public, the rest secret", f0, p0);
     f0 = check_failed, p0 = check_passed;
     for (int ki = 0; ki < 3; ki++)
         run_gcmsiv_case(k, ki);

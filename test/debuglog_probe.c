@@ -43,6 +43,7 @@ int main(int argc, char **argv)
         return 1;
     if ((aesfast = OSSL_PROVIDER_load(NULL, "aesfast")) == NULL) {
         printf("aesfast did not load\n");
+        OSSL_PROVIDER_unload(deflt);
         return 3;
     }
     if (OSSL_PROVIDER_get_params(aesfast, params) && kp != NULL)

@@ -515,6 +515,138 @@ static void t_lengths(int ki)
 }
 
 /*
+ * One message on T in the given pieces: AAD in the pieces achunks (0-terminated, alen bytes in
+ * all), data in the pieces dchunks (len bytes), in place or out of place at offset off; sealing
+ * (tag out) or opening (tag in; set before the AAD or after the data), 1 if every call
+ * succeeded and the output is want (sealing: and the tag is the tag given).
+ */
+static int t_message(int ki, int enc, int tag_first, const unsigned char *key,
+                     const unsigned char *iv, const unsigned char *aad, const size_t *achunks,
+                     const unsigned char *in, size_t len, const size_t *dchunks, int inplace,
+                     size_t off, const unsigned char *want, unsigned char *tag)
+{
+    static unsigned char buf[4096 + 64], out[4096 + 64];
+    EVP_CIPHER_CTX *t = EVP_CIPHER_CTX_new();
+    unsigned char *o = (inplace ? buf : out) + off, *src = buf + off, tt[16];
+    size_t pos = 0, apos = 0;
+    int l = 0, ok;
+
+    memcpy(src, in, len);
+    ok = t != NULL && EVP_CipherInit_ex2(t, T[ki], key, iv, enc, NULL)
+         && (enc || !tag_first || EVP_CIPHER_CTX_ctrl(t, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0);
+    for (size_t i = 0; ok && achunks[i] != 0; i++) {
+        ok = EVP_CipherUpdate(t, NULL, &l, aad + apos, (int)achunks[i]);
+        apos += achunks[i];
+    }
+    for (size_t i = 0; ok && pos < len; i++) {
+        size_t n = dchunks[i] == 0 || dchunks[i] > len - pos ? len - pos : dchunks[i];
+
+        ok = EVP_CipherUpdate(t, o + pos, &l, src + pos, (int)n) && (size_t)l == n;
+        pos += n;
+    }
+    ok = ok && (enc || tag_first || EVP_CIPHER_CTX_ctrl(t, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0)
+         && EVP_CipherFinal_ex(t, o + len, &l)
+         && (!enc || (EVP_CIPHER_CTX_ctrl(t, EVP_CTRL_AEAD_GET_TAG, 16, tt) > 0
+                      && memcmp(tt, tag, 16) == 0))
+         && memcmp(o, want, len) == 0;
+    EVP_CIPHER_CTX_free(t);
+    ERR_clear_error();
+    return ok;
+}
+
+/*
+ * The one-call path (GCM's first data update is the whole message: the queued AAD, the data,
+ * the lengths block and E(J0) in one kernel call, or the tier's composition of it) and what
+ * leaves it: every data length of 0..65 blocks, with no AAD (data only) and with TLS 1.3's 5,
+ * TLS 1.2's 13 and 17 bytes of it; AAD alone of every length to 37 blocks; AAD and data around
+ * the bounds of the tiers' one pass (a group of 8 blocks on aesni, 32 on vaes-avx512, with the
+ * lengths block) and of the AAD queue (31 blocks); the AAD in pieces; a second and third data
+ * update after a short first one; sealed (and the tag read) and opened with the tag set before
+ * the AAD and after the data, in place and out of place at every offset, each against default's
+ * one shot; a wrong tag refused.
+ */
+static void t_one_call(int ki)
+{
+    static unsigned char aad[1024], msg[4096], want[4096];
+    static const size_t bound_aad[] = {0, 1, 13, 15, 16, 17, 31, 32, 33, 95, 96, 97, 111, 112,
+                                       113, 463, 464, 465, 479, 480, 481, 495, 496, 497, 511,
+                                       512, 513};
+    static const size_t bound_data[] = {0, 1, 15, 16, 17, 79, 80, 81, 95, 96, 97, 111, 112, 113,
+                                        447, 448, 449, 463, 464, 465, 479, 480, 481, 495, 496,
+                                        497, 511, 512, 513, 1008, 2047};
+    static const size_t splits[][4] = {{1, 0}, {13, 0}, {16, 0}, {17, 0}, {100, 0}, {480, 0},
+                                       {481, 0}, {512, 0}, {1, 1, 0}, {16, 16, 0}, {15, 17, 0},
+                                       {300, 1, 0}, {5, 2000, 0}};
+    unsigned char key[32], iv[12], tag[16], bad[16];
+    size_t fails = 0, cases = 0;
+
+    scope = "one-call";
+    fill(key, sizeof(key));
+    fill(iv, sizeof(iv));
+    fill(aad, sizeof(aad));
+    fill(msg, sizeof(msg));
+    for (int part = 0; part < 4 && fails < 5; part++) {
+        size_t n_cases = part == 0 ? 4 * 1041 : part == 1 ? 593
+                         : part == 2 ? (sizeof(bound_aad) / sizeof(bound_aad[0]))
+                                           * (sizeof(bound_data) / sizeof(bound_data[0]))
+                                     : 3 * sizeof(splits) / sizeof(splits[0]);
+        for (size_t c = 0; c < n_cases && fails < 5; c++, cases++) {
+            size_t alen, len, achunks[4] = {0}, dchunks[4] = {0};
+            const size_t *dc = dchunks;
+
+            if (part == 0) { /* every data length; the AAD of TLS 1.3, 1.2, 17 bytes, none */
+                static const size_t alens[] = {0, 5, 13, 17};
+                len = c / 4;
+                alen = alens[c % 4];
+            } else if (part == 1) { /* AAD alone */
+                len = 0;
+                alen = c;
+            } else if (part == 2) {
+                alen = bound_aad[c / (sizeof(bound_data) / sizeof(bound_data[0]))];
+                len = bound_data[c % (sizeof(bound_data) / sizeof(bound_data[0]))];
+            } else { /* more than one data update, the AAD in pieces */
+                alen = c % 3 == 0 ? 13 : c % 3 == 1 ? 30 : 100;
+                dc = splits[c / 3];
+                len = 0;
+                for (size_t i = 0; dc[i] != 0; i++)
+                    len += dc[i];
+                len += c % 3 == 2 ? 7 : 0; /* a last piece of what is left */
+            }
+            if (part == 3 && alen > 1) { /* AAD in pieces: 1, then the rest less 2, then 2 */
+                achunks[0] = 1;
+                achunks[1] = alen - 3 > 0 ? alen - 3 : 0;
+                achunks[achunks[1] != 0 ? 2 : 1] = 2;
+            } else {
+                achunks[0] = alen;
+            }
+            if (!ref_gcm(ki, 1, key, iv, 12, aad, alen, msg, len, want, tag, 16)) {
+                fails += !CHECK(0, "the reference seal of %zu bytes, %zu AAD failed", len, alen);
+                continue;
+            }
+            int inplace = (int)(c % 3 == 1);
+            size_t off = c % 16;
+            memcpy(bad, tag, 16);
+            bad[c % 16] ^= (unsigned char)(1u << (c % 8));
+            if (!CHECK(t_message(ki, 1, 0, key, iv, aad, achunks, msg, len, dc, inplace, off,
+                                 want, tag),
+                       "seal %zu bytes, %zu AAD (%s): differs from default or failed", len, alen,
+                       part == 3 ? "pieces" : "one update")
+                || !CHECK(t_message(ki, 0, 1, key, iv, aad, achunks, want, len, dc, !inplace,
+                                    (off * 5) % 16, msg, tag),
+                          "open %zu bytes, %zu AAD, the tag first: failed", len, alen)
+                || !CHECK(t_message(ki, 0, 0, key, iv, aad, achunks, want, len, dc, inplace, off,
+                                    msg, tag),
+                          "open %zu bytes, %zu AAD, the tag after the data: failed", len, alen)
+                || !CHECK(!t_message(ki, 0, c % 2, key, iv, aad, achunks, want, len, dc,
+                                     inplace, off, msg, bad),
+                          "open %zu bytes, %zu AAD with a wrong tag: accepted", len, alen))
+                fails++;
+        }
+    }
+    CHECK(fails == 0, "%zu of %zu one-call cases failed (the first five above)", fails, cases);
+}
+
+/*
  * IV lengths 0..130, set by EVP_CTRL_AEAD_SET_IVLEN, by the "ivlen" parameter, and by
  * EVP_CipherInit_ex2's params, before the key and IV: 1..128 accepted, 0 and 129+ refused; each
  * accepted length seals as default does and opens.
@@ -1021,7 +1153,9 @@ static int tls_record2(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t,
 
 static void t_tls12(int ki)
 {
-    static const size_t plens[] = { 0, 1, 16, 17, 100, 1000, 16384 };
+    /* Payloads around the one-call path's bounds too (see t_one_call) */
+    static const size_t plens[] = { 0, 1, 15, 16, 17, 100, 111, 112, 113, 463, 464, 465, 479,
+                                    480, 481, 495, 496, 497, 1000, 1420, 16384 };
     static unsigned char rec[16384 + 24], ro[16384 + 24], to[16384 + 24];
     unsigned char key[32], fixed[12], aad[16], msg[16384];
     EVP_CIPHER_CTX *r = EVP_CIPHER_CTX_new(), *t = EVP_CIPHER_CTX_new();
@@ -1762,6 +1896,7 @@ int main(int argc, char **argv)
         t_stream(ki, 1, 1);
         t_stream(ki, 0, 1);
         t_lengths(ki);
+        t_one_call(ki);
         t_ivlen(ki);
         t_copy(ki);
         t_reinit(ki);

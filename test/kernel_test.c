@@ -5,6 +5,10 @@
  *   - ctr32_xor matches ECB on explicitly built counter blocks, including a low word that wraps
  *     from 0xffffffff to 0 without a carry into byte 11, for 0..300 blocks and a few large counts,
  *     in place and at every misalignment, without writing a byte outside the output;
+ *   - gcm_seal_msg and gcm_open_msg (where the tier has them): output, tag and the state left,
+ *     for every data length of 0..64 blocks and around one group of powers and the queue's
+ *     size, against the same references and the generic tier's GHASH; in and out against guard
+ *     pages (masked tails touch nothing past a buffer);
  *   - ctr32_xor touches no byte outside its arguments: for 0..64 blocks and a few large counts,
  *     the input, the output, the in-place buffer and the counter block each end flush against a
  *     PROT_NONE page (and, in a second pass, start right after one), and the key starts right
@@ -219,7 +223,7 @@ static void guard_fault(int sig, siginfo_t *si, void *uc)
     const uint8_t *a = si->si_addr;
 
     (void)uc;
-    write_str("FAIL: ctr32_xor touched a guard page (");
+    write_str("FAIL: a kernel touched a guard page (");
     write_str(sig == SIGSEGV ? "SIGSEGV" : "SIGBUS");
     write_str(") in ");
     write_str(guard_case);
@@ -513,6 +517,194 @@ static void test_gcm_tier(const aesfast_kernel *k)
     for (int i = 0; i < 3; i++)
         for (unsigned lo = 0; lo < 256; lo += 7)
             test_gcm_low_byte(k, keylens[i], (uint8_t)lo, 70);
+}
+
+/* ---- GCM's message in one call: gcm_seal_msg and gcm_open_msg ---- */
+
+/* J0 + n (inc32 on the last 4 bytes). */
+static void j0_plus(const uint8_t j0[16], uint32_t n, uint8_t out[16])
+{
+    uint32_t lo = (uint32_t)j0[12] << 24 | (uint32_t)j0[13] << 16 | (uint32_t)j0[14] << 8 | j0[15];
+
+    lo += n;
+    memcpy(out, j0, 12);
+    out[12] = (uint8_t)(lo >> 24);
+    out[13] = (uint8_t)(lo >> 16);
+    out[14] = (uint8_t)(lo >> 8);
+    out[15] = (uint8_t)lo;
+}
+
+/*
+ * One call of gcm_seal_msg and of gcm_open_msg (aesfast_kernel.h's contract): aadlen bytes of AAD,
+ * the first hashed into acc (by the generic tier) until at most qmax blocks are left to queue,
+ * then len bytes of data; J0 from a 12-byte IV (and then the tag against libcrypto's AES-GCM) or
+ * random (a hashed IV: the counter wraps when wrap), public or secret (msg->flags). The output, the tag, and the state a
+ * message that goes on resumes from (GHASH(acc', queue') = GHASH(acc, queue, ciphertext blocks),
+ * ending with the partial block), against ctr32_reference and the generic tier's GHASH; in and
+ * out end at a guard page (or start after one), out in place when in_place.
+ */
+static void test_gcm_msg_case(const aesfast_kernel *k, size_t keylen, size_t aadlen, size_t qmax,
+                              size_t len, int iv12, int wrap, int at_end, int in_place)
+{
+    const aesfast_kernel *generic = aesfast_kernel_by_name("generic");
+    uint8_t key[32], zero[16] = {0}, h[16], j0[16], ctr[16], ekj0[16], want_tag[16], lens[16];
+    size_t m = (len + 15) / 16, aadblocks = (aadlen + 15) / 16;
+    size_t queued = aadblocks < qmax ? aadblocks : qmax, hashed = aadblocks - queued;
+    aesfast_key ks;
+    aesfast_hash_key *hk = malloc(sizeof(*hk)), *hk_ref = malloc(sizeof(*hk_ref));
+    aesfast_gcm_msg *msg = malloc(sizeof(*msg)), *msg0 = malloc(sizeof(*msg0));
+    uint8_t *aad = calloc(aadblocks + 1, 16), *pt = malloc(len + 1), *ct = malloc(len + 16);
+    uint8_t *blocks = calloc(aadblocks + m + 2, 16); /* queue || D || L for the reference */
+    guarded in, out;
+    char what[200];
+
+    tiers_fill(key, keylen);
+    tiers_fill(aad, aadlen);
+    tiers_fill(pt, len);
+    tiers_fill(j0, 16);
+    if (iv12) {
+        j0[12] = j0[13] = j0[14] = 0;
+        j0[15] = 1;
+    } else if (wrap) { /* the data's counters cross 2^32 */
+        uint32_t lo = 0xffffffffu - (uint32_t)(tiers_rng() % (m + 1));
+        j0[12] = (uint8_t)(lo >> 24); j0[13] = (uint8_t)(lo >> 16);
+        j0[14] = (uint8_t)(lo >> 8);  j0[15] = (uint8_t)lo;
+    }
+    k->set_key(&ks, key, keylen);
+    k->encrypt_block(&ks, zero, h);
+    k->gcm.hash_init(hk, h);
+    generic->gcm.hash_init(hk_ref, h);
+    k->encrypt_block(&ks, j0, ekj0);
+    j0_plus(j0, 1, ctr);
+    ctr32_reference(key, keylen, ctr, pt, ct, len / 16);
+    if (len % 16 != 0) { /* the partial block's keystream, whole */
+        uint8_t c[16], ks16[16];
+        j0_plus(j0, (uint32_t)(1 + len / 16), c);
+        ecb(key, keylen, c, ks16, 1);
+        for (size_t i = 0; i < len % 16; i++)
+            ct[len / 16 * 16 + i] = pt[len / 16 * 16 + i] ^ ks16[i];
+    }
+    store_be64_bits(lens, aadlen);
+    store_be64_bits(lens + 8, len);
+
+    /* The message state as the provider leaves it after the AAD. */
+    memset(msg0, 0xc3, sizeof(*msg0));
+    memset(msg0->acc, 0, 16);
+    generic->gcm.hash(hk_ref, msg0->acc, aad, hashed);
+    memcpy(msg0->queue, aad + 16 * hashed, 16 * queued);
+    memcpy(msg0->j0, j0, 16);
+    msg0->nqueue = queued;
+    msg0->aadlen = aadlen;
+    /* A 12-byte IV's J0 is public (the kernel may take its faster counters); so is, here, a J0
+     * whose counters wrap, which takes them across carries; a random one is secret. */
+    msg0->flags = iv12 || wrap ? AESFAST_MSG_CTR_PUBLIC : 0;
+    memcpy(blocks, aad + 16 * hashed, 16 * queued);
+    memcpy(blocks + 16 * queued, ct, len);
+    memcpy(blocks + 16 * (queued + m), lens, 16);
+    uint8_t want_acc[16], tag[16];
+    memcpy(tag, msg0->acc, 16);
+    generic->gcm.hash(hk_ref, tag, blocks, queued + m + 1);
+    for (int i = 0; i < 16; i++)
+        want_tag[i] = tag[i] ^ ekj0[i];
+    if (iv12 && hashed == 0) { /* and against libcrypto itself */
+        uint8_t *c2 = malloc(len + 16), t2[16];
+        gcm_reference(key, keylen, j0, aad, aadlen, pt, c2, len, t2);
+        CHECK(memcmp(c2, ct, len) == 0 && memcmp(t2, want_tag, 16) == 0,
+              "kernel_test: the one-call reference disagrees with libcrypto");
+        free(c2);
+    }
+    memcpy(want_acc, msg0->acc, 16);
+    generic->gcm.hash(hk_ref, want_acc, blocks, queued + m); /* without L */
+
+    for (int open = 0; open <= 1; open++) {
+        snprintf(what, sizeof(what), "%s gcm_%s_msg: %zu-byte key, %zu AAD (%zu queued), %zu "
+                 "bytes, J0 %s, buffers %s%s", k->name, open ? "open" : "seal", keylen, aadlen,
+                 queued, len, iv12 ? "IV || 1" : wrap ? "wrapping" : "random",
+                 at_end ? "ending at a guard page" : "after one", in_place ? ", in place" : "");
+        snprintf(guard_case, sizeof(guard_case), "%s", what);
+        guarded_alloc(&in, len, at_end);
+        guarded_alloc(&out, len, at_end);
+        guard_watch(0, "input", &in);
+        guard_watch(1, "output", &out);
+        memcpy(in.p, open ? ct : pt, len);
+        uint8_t *o = in_place ? in.p : out.p;
+        memcpy(msg, msg0, sizeof(*msg));
+        (open ? k->gcm_open_msg : k->gcm_seal_msg)(&ks, hk, msg, in.p, o, len);
+        CHECK(memcmp(o, open ? pt : ct, len) == 0, "%s: wrong output", what);
+        CHECK(guarded_untouched(&in, len) && guarded_untouched(&out, in_place ? 0 : len),
+              "%s: wrote outside its output", what);
+        CHECK(memcmp(msg->tag, want_tag, 16) == 0, "%s: wrong tag", what);
+        CHECK(memcmp(msg->j0, j0, 16) == 0 && msg->aadlen == aadlen
+                  && msg->flags == msg0->flags, "%s: changed j0, aadlen or flags", what);
+        int nq_ok = msg->nqueue <= AESFAST_GCM_QUEUE - 1;
+        CHECK(nq_ok, "%s: %llu blocks queued on return", what, (unsigned long long)msg->nqueue);
+        if (nq_ok) {
+            uint8_t a[16];
+            memcpy(a, msg->acc, 16);
+            generic->gcm.hash(hk_ref, a, msg->queue, msg->nqueue);
+            CHECK(memcmp(a, want_acc, 16) == 0, "%s: the state left is not the hash so far",
+                  what);
+            if (len % 16 != 0)
+                CHECK(msg->nqueue > 0
+                          && memcmp(msg->queue + 16 * (msg->nqueue - 1),
+                                    blocks + 16 * (queued + m - 1), 16) == 0,
+                      "%s: the queue does not end with the partial block", what);
+        }
+        memset(guard_bufs, 0, sizeof(guard_bufs));
+        guarded_free(&in);
+        guarded_free(&out);
+    }
+    OPENSSL_cleanse(hk, sizeof(*hk));
+    free(hk);
+    free(hk_ref);
+    free(msg);
+    free(msg0);
+    free(aad);
+    free(pt);
+    free(ct);
+    free(blocks);
+}
+
+static void test_gcm_msg_tier(const aesfast_kernel *k)
+{
+    static const size_t keylens[] = {16, 24, 32};
+    /* The AAD's blocks left queued: all of them (up to the 31 the provider queues), or 3. */
+    static const size_t qmax[] = {AESFAST_GCM_QUEUE - 1, 3};
+
+    if (k->gcm_seal_msg == NULL && k->gcm_open_msg == NULL)
+        return;
+    if (!CHECK(k->gcm_seal_msg != NULL && k->gcm_open_msg != NULL,
+               "%s: gcm_seal_msg and gcm_open_msg come together", k->name))
+        return;
+    for (int i = 0; i < 3; i++) {
+        size_t kl = keylens[i];
+        /* Every data length of 0..64 blocks after 0, 1..16 and 17 bytes of AAD. */
+        for (size_t len = 0; len <= 64 * 16; len++)
+            test_gcm_msg_case(k, kl, len % 3 == 0 ? 0 : len % 3 == 1 ? 13 : 16 + len % 17,
+                              qmax[0], len, len % 4 != 3, len % 8 == 7, (int)len % 2,
+                              len % 5 == 0);
+        /* Every AAD length of 0..40 blocks (beyond the queue: hashed first) with data around
+         * one group of powers: P + m + 1 = 31, 32 and 33 blocks. */
+        for (size_t a = 0; a <= 40 * 16; a += a < 64 ? 1 : 7)
+            for (int d = -1; d <= 1; d++) {
+                size_t p = (a + 15) / 16 < qmax[0] ? (a + 15) / 16 : qmax[0];
+                long m = 31 + d - (long)p;
+                if (m >= 0)
+                    test_gcm_msg_case(k, kl, a, qmax[0], 16 * (size_t)m - (a % 3 == 0 && m > 0 ? 5 : 0),
+                                      a % 2 == 0, a % 5 == 1, (int)(a + d) % 2, a % 3 == 1);
+            }
+        /* Past one group: the main loop and the last pass (every data length modulo 32 blocks
+         * once, among them 31 whole blocks and a partial one), queues of every size. */
+        static const size_t big[] = {497, 511, 512, 513, 1008, 1023, 1024, 1420, 4096, 4111,
+                                     16383, 16384, 16385, 57854, 65536 + 15};
+        for (size_t j = 0; j < sizeof(big) / sizeof(big[0]); j++)
+            for (size_t q = 0; q < 2; q++)
+                test_gcm_msg_case(k, kl, 13 + 16 * (j % 3) * (j + q), qmax[q], big[j], j % 2,
+                                  j % 3 == 2, (int)(j + q) % 2, (j + q) % 3 == 0);
+        for (size_t w = 0; w < 32; w++)
+            test_gcm_msg_case(k, kl, 5 + 16 * (w % 2), qmax[w % 2], 64 * 16 + 16 * w + w % 3,
+                              w % 2, w % 4 == 1, (int)w % 2, w % 3 == 1);
+    }
 }
 
 /* ---- GCM-SIV: POLYVAL, the little-endian counter and the stitched open ---- */
@@ -885,6 +1077,7 @@ static void test_tier(const aesfast_kernel *k)
         }
     }
     test_gcm_tier(k);
+    test_gcm_msg_tier(k);
     test_gcmsiv_tier(k);
     test_gcmsiv_short(k);
     printf("kernel_test: %-12s %s (%d checks)\n", k->name,

@@ -35,6 +35,12 @@ by instruction on modeled registers (16 GPRs, 32 vector registers of 512 bits, k
     (resp. in), for AES-128/192/256 x the same block counts (and, AES-128, 23 counts from 47 to
     512), with counter wraps, in-place calls, and calls split in 2..4 (fixed and random lengths
     up to 300 blocks) that must chain to the one-call result;
+  - gcm_seal_msg / gcm_open_msg: out = in XOR AES(J0 + 1 + i), the tag E(J0) ^ GHASH(acc, queue,
+    the hashed data blocks, the lengths block), and the state a message that goes on resumes
+    from (acc', queue': the same hash without the lengths block, ending with the partial
+    block), for data of 0..80 bytes, whole blocks +-1 byte up to 64 blocks, queues of 0..31
+    blocks around one group of powers, and longer messages (the main loop, and 31 whole blocks
+    and a partial one after it); only the queue's first nqueue blocks may be read;
   - GCM-SIV (RFC 8452): the same checks, with the counter + i on the FIRST 4 bytes (little-endian,
     mod 2^32) for ctr32le_xor and gcmsiv_ctr_then_hash (acc = POLYVAL of out), and POLYVAL for
     polyval/polyval_init: a pure-Python POLYVAL built from the GHASH multiply by RFC 8452's
@@ -201,9 +207,10 @@ def add_ctr(ctr, n, fmt='ctr32'):
     return counter_blocks(ctr, n, 1, fmt)
 
 
-# What each function is: its counter format, its hash and the hash's init function, and for the
-# stitched ones whether the hash covers the output (ctr_then_hash) or the input (hash_then_ctr).
-Kind = namedtuple('Kind', 'fmt hash init hash_out')
+# What each function is: its counter format, its hash and the hash's init function, for the
+# stitched ones whether the hash covers the output (ctr_then_hash) or the input (hash_then_ctr),
+# and whether it is one of GCM's one-call message functions (gcm_seal_msg, gcm_open_msg).
+Kind = namedtuple('Kind', 'fmt hash init hash_out msg', defaults=(False,))
 KINDS = {
     'ctr32_xor': Kind('ctr32', None, None, None),
     'ghash_init': Kind(None, 'ghash', 'ghash_init', None),
@@ -215,10 +222,17 @@ KINDS = {
     'polyval_init_few': Kind(None, 'polyval', 'polyval_init_few', None),  # hashes of <= 8 blocks
     'polyval': Kind(None, 'polyval', 'polyval_init', None),
     'gcmsiv_ctr_then_hash': Kind('ctr32le', 'polyval', 'polyval_init', True),
+    'gcm_seal_msg': Kind('ctr32', 'ghash', 'ghash_init', True, True),
+    'gcm_open_msg': Kind('ctr32', 'ghash', 'ghash_init', False, True),
     # GCM-SIV's whole short messages (aesfast_gcmsiv_msg): no table, the powers made inside.
     'gcmsiv_seal_short': Kind('ctr32le', 'polyval', None, True),
     'gcmsiv_open_short': Kind('ctr32le', 'polyval', None, False),
 }
+# aesfast_gcm_msg (aesfast_kernel.h): queue (32 blocks), acc, j0, tag, nqueue, aadlen, flags.
+MSG_QUEUE, MSG_ACC, MSG_J0, MSG_TAG, MSG_NQUEUE, MSG_AADLEN, MSG_FLAGS, MSG_BYTES = \
+    0, 512, 528, 544, 560, 568, 576, 584
+MSG_CTR_PUBLIC = 1                       # flags: J0 is public (a 12-byte IV's)
+MSG_ADDR = 0x50010                       # 16-byte aligned, as the ABI promises (no more)
 SHORT_KINDS = ('gcmsiv_seal_short', 'gcmsiv_open_short')
 SHORT_BLOCKS = {'vaes_avx512': 32}   # each tier's gcmsiv_short_blocks (provider/dispatch.c)
 HASH_REF = {'ghash': ghash_ref, 'polyval': polyval_ref}
@@ -418,6 +432,8 @@ def load_function(obj, function, tmpdir, avx2_only):
             operands.append(op)
             mask, zero = (omask if omask is not None else mask), zero or ozero
         size = None
+        if mnemonic == 'movq' and operands and isinstance(operands[0], Imm):
+            mnemonic, size = 'mov', 64            # movq $imm, mem: the GPR mov, not SSE's movq
         if mnemonic not in HANDLERS and mnemonic[:-1] in SIZED and mnemonic[-1] in 'bwlq':
             mnemonic, size = mnemonic[:-1], {'b': 8, 'w': 16, 'l': 32, 'q': 64}[mnemonic[-1]]
         prefixes = [b for b in raw if b in ('66', 'f2', 'f3', '67', '2e', '3e')]
@@ -1361,7 +1377,7 @@ class Tester:
         if not seal and ctr_low is not None:        # (seal: whatever the struct held before)
             tag = ctr_low.to_bytes(4, 'little') + tag[4:]
         regions, out, msg = siv_short_regions(rng, key, auth, nonce, aad, data, tag, in_place)
-        problem = self.run(self.what, [KEY_ADDR, MSG_ADDR], regions)
+        problem = self.run(self.what, [KEY_ADDR, SIV_MSG_ADDR], regions)
         if problem:
             return problem
         want_out, want_tag = siv_short_expected(self.openssl, key, auth, nonce, aad, data, tag,
@@ -1399,7 +1415,68 @@ class Tester:
                                                                                expected[1].hex()))
 
 
-MSG_ADDR = 0x38000                 # the aesfast_gcmsiv_msg (8-byte aligned, as C lays it out)
+def msg_regions(rng, key, hkey, acc, j0, queue, aadlen, data, in_place, flags, at=None):
+    """The regions and arguments of a gcm_seal_msg / gcm_open_msg call: the message state, of
+    which only the queue's first nqueue blocks, acc, j0, nqueue, aadlen and flags may be read,
+    in and out. at(i, base): where buffer i goes (default: misaligned at random)."""
+    at = at or (lambda i, base: base + rng.randrange(64))
+    nq = len(queue) // 16
+    state = bytearray(rng.randbytes(MSG_BYTES))
+    state[MSG_QUEUE:MSG_QUEUE + len(queue)] = queue
+    state[MSG_ACC:MSG_ACC + 16], state[MSG_J0:MSG_J0 + 16] = acc, j0
+    state[MSG_NQUEUE:MSG_NQUEUE + 8] = nq.to_bytes(8, 'little')
+    state[MSG_AADLEN:MSG_AADLEN + 8] = aadlen.to_bytes(8, 'little')
+    state[MSG_FLAGS:MSG_FLAGS + 8] = flags.to_bytes(8, 'little')
+    msg = Region('msg', MSG_ADDR + 16 * (at(0, 0) % 4), state, writable=True)
+    msg.valid[len(queue):MSG_ACC] = bytes(MSG_ACC - len(queue))
+    msg.valid[MSG_TAG:MSG_TAG + 16] = bytes(16)
+    inb = Region('in', at(1, 0x40000), data, writable=in_place)
+    out = inb if in_place else Region('out', at(2, 0x60000), rng.randbytes(len(data)),
+                                      readable=False, writable=True)
+    regions = key_regions(key) + [hkey, msg, inb] + ([] if in_place else [out])
+    return regions, [KEY_ADDR, HKEY_ADDR, msg.start, inb.start, out.start, len(data)], msg, out
+
+
+def msg_case(t, fname, key, h, acc, j0, queue, aadlen, data, in_place, flags):
+    """One call of gcm_seal_msg or gcm_open_msg against the references (see the top)."""
+    rng, k = t.rng, KINDS[fname]
+    try:
+        hkey = t.hkey_region(h)
+    except Fault as e:
+        return '%s: %s' % (k.init, e)
+    regions, args, msg, out = msg_regions(rng, key, hkey, acc, j0, queue, aadlen, data, in_place,
+                                          flags)
+    try:
+        call(t.fns[fname], args, regions, rng)
+    except Fault as e:
+        return str(e)
+    n, m = len(data), (len(data) + 15) // 16
+    keystream = t.openssl.ecb_encrypt(key, counter_blocks(j0, 1, m))
+    want_out = xor(data, keystream[:n])
+    hashed = (want_out if k.hash_out else data) + bytes(16 * m - n)
+    lens = (8 * aadlen).to_bytes(8, 'big') + (8 * n).to_bytes(8, 'big')
+    want_tag = xor(ghash_ref(h, acc, queue + hashed + lens), t.openssl.ecb_encrypt(key, j0))
+    state = bytes(msg.data)
+    if bytes(out.data) != want_out:
+        return Tester.compare_blocks('out', out.data, want_out + bytes(-n % 16)) or 'wrong out'
+    if state[MSG_TAG:MSG_TAG + 16] != want_tag:
+        return 'wrong tag: got %s, expected %s' % (state[MSG_TAG:MSG_TAG + 16].hex(),
+                                                   want_tag.hex())
+    if state[MSG_J0:MSG_J0 + 16] != j0 or state[MSG_AADLEN:MSG_BYTES] != \
+            aadlen.to_bytes(8, 'little') + flags.to_bytes(8, 'little'):
+        return 'j0, aadlen or flags changed'
+    nq = int.from_bytes(state[MSG_NQUEUE:MSG_NQUEUE + 8], 'little')
+    if nq > 31:
+        return '%d blocks queued on return (at most 31)' % nq
+    left = ghash_ref(h, state[MSG_ACC:MSG_ACC + 16], state[MSG_QUEUE:MSG_QUEUE + 16 * nq])
+    if left != ghash_ref(h, acc, queue + hashed):
+        return 'the state left (acc and %d queued blocks) is not the hash so far' % nq
+    if n % 16 and (nq == 0 or state[MSG_QUEUE + 16 * (nq - 1):MSG_QUEUE + 16 * nq] != hashed[-16:]):
+        return 'the queue left does not end with the partial block'
+    return None
+
+
+SIV_MSG_ADDR = 0x38000             # the aesfast_gcmsiv_msg (8-byte aligned, as C lays it out)
 
 
 def siv_short_expected(openssl, key, auth, nonce, aad, data, tag, seal):
@@ -1429,7 +1506,7 @@ def siv_short_regions(rng, key, auth, nonce, aad, data, tag, in_place, at=None):
     inb = place(3, 'in', 0x40000, data, writable=in_place)
     out = inb if in_place else place(4, 'out', 0x60000, rng.randbytes(len(data)), readable=False,
                                      writable=True)
-    msg = Region('msg', MSG_ADDR, b''.join(v.to_bytes(8, 'little') for v in (
+    msg = Region('msg', SIV_MSG_ADDR, b''.join(v.to_bytes(8, 'little') for v in (
         nonceb.start, authb.start, aadb.start, inb.start, out.start, naad, len(aad),
         len(data))) + tag, writable=True)
     regions = key_regions(key) + [aadb, nonceb, authb, inb, msg] + ([] if in_place else [out])
@@ -1441,6 +1518,7 @@ def ct_case(t, what, key_len, nblocks, in_place):
     counter and data must execute the same instructions and touch the same addresses."""
     rng, traces = t.rng, []
     offsets = [rng.randrange(64) for _ in range(6)]
+    offsets_j0 = rng.randbytes(16)
     fname, k = what, KINDS[what]
     for _ in range(2):
         key, h = rng.randbytes(key_len), rng.randbytes(16)
@@ -1452,7 +1530,15 @@ def ct_case(t, what, key_len, nblocks, in_place):
                                           readable=False, writable=True)
         hb = Region('h', at(4, 0x24000), h)
         bufs = [inb] + ([] if in_place else [out])
-        if what == k.init:
+        if k.msg:       # nblocks: data of 16 nblocks - nblocks % 3 bytes; a public J0 is the
+            n, nq = max(16 * nblocks - nblocks % 3, 0), nblocks % 5     # same in both runs
+            public = nblocks % 2
+            j0 = offsets_j0 if public else rng.randbytes(16)
+            regions, args, _, _ = msg_regions(
+                rng, key, t.hkey_region(h), rng.randbytes(16), j0, rng.randbytes(16 * nq),
+                16 * nq, rng.randbytes(n), in_place, MSG_CTR_PUBLIC if public else 0,
+                at=lambda i, base: base + offsets[i])
+        elif what == k.init:
             regions = [hb, Region('hkey', HKEY_ADDR, bytes(1024), readable=False, writable=True)]
             args = [HKEY_ADDR, hb.start]
         elif k.hash is None:                      # ctr32_xor, ctr32le_xor
@@ -1482,7 +1568,7 @@ def ct_short_case(t, what, key_len, aadlen, length, in_place):
                                     rng.randbytes(12), rng.randbytes(aadlen),
                                     rng.randbytes(length), rng.randbytes(16), in_place, at)[0]
         try:
-            m = call(t.fns[what], [KEY_ADDR, MSG_ADDR], regions, rng, trace=True)
+            m = call(t.fns[what], [KEY_ADDR, SIV_MSG_ADDR], regions, rng, trace=True)
         except Fault as e:
             return str(e)
         traces.append((m.pcs, m.mem.trace))
@@ -1534,6 +1620,38 @@ def random_ctr(rng, case, nblocks, fmt='ctr32'):
         else:
             ctr[12:] = low.to_bytes(4, 'big')
     return bytes(ctr)
+
+
+def test_msg(t, what):
+    """gcm_seal_msg, gcm_open_msg: the cases of the top of this file."""
+    rng = t.rng
+    for key_len in (16, 24, 32):
+        key = rng.randbytes(key_len)
+        h = t.openssl.ecb_encrypt(key, bytes(16))
+        cases = []                                # (queued blocks, data bytes)
+        for n in range(81) if key_len == 16 else range(0, 81, 7):
+            cases.append((n % 3, n))
+        for m in range(5, 65, 1 if key_len == 16 else 9):
+            cases += [(m % 2, 16 * m - 1), (m % 3, 16 * m), (1, 16 * m + 1)]
+        for p in (0, 1, 2, 5, 20, 31):            # one group of powers: P + m + 1 = 31, 32, 33
+            for d in (-1, 0, 1):
+                m = 31 - p + d
+                if m >= 0:
+                    cases += [(p, 16 * m), (p, max(16 * m - 7, 0))]
+        cases += [(0, 497), (3, 511), (0, 511), (1, 512), (2, 1535), (0, 2048 + 5)]
+        for case, (nq, n) in enumerate(cases):
+            j0 = rng.randbytes(12) + (b'\0\0\0\1' if case % 3 else rng.randbytes(4))
+            if case % 7 == 2:                     # the data's counters wrap past 2^32
+                j0 = j0[:12] + (2**32 - 1 - rng.randrange(max((n + 15) // 16, 1))).to_bytes(4, 'big')
+            acc = rng.randbytes(16) if case % 4 else bytes(16)
+            aadlen = max(16 * nq - case % 16, 0)
+            in_place = case % 5 == 0
+            flags = MSG_CTR_PUBLIC if case % 3 or case % 7 == 2 else 0
+            t.result('AES-%d %d bytes, %d queued, J0=%s%s%s' % (
+                8 * key_len, n, nq, j0.hex(), ' public' if flags else '',
+                ' in place' if in_place else ''),
+                msg_case(t, what, key, h, acc, j0, rng.randbytes(16 * nq), aadlen,
+                         rng.randbytes(n), in_place, flags))
 
 
 def test_short(t, what):
@@ -1600,6 +1718,8 @@ def test_function(t, what):
                 h, nblocks = rng.randbytes(16), rng.randrange(301)
                 t.result('H=%s nblocks=%d' % (h.hex(), nblocks),
                          t.ghash_case(h, rng.randbytes(16), rng.randbytes(16 * nblocks)))
+    elif k.msg:
+        test_msg(t, what)
     else:
         for key_len in (16, 24, 32):
             key = rng.randbytes(key_len)
@@ -1641,10 +1761,13 @@ def test_function(t, what):
 STATE_ADDR, STATE_BYTES = 0x48000, 1024
 
 
-def instruction_forms(path, prefix, tmpdir):
-    """{(mnemonic, operand kinds)} of the functions of PATH whose name starts with prefix."""
+def instruction_forms(path, prefix, tmpdir, only=None):
+    """{(mnemonic, operand kinds)} of the functions of PATH whose name starts with prefix (and,
+    with only, of the members whose file name contains it)."""
     forms = {}
     for obj in archive_members(path, tmpdir):
+        if only and only not in os.path.basename(obj):
+            continue
         for name in defined_functions(obj):
             if name.startswith(prefix):
                 for insn in load_function(obj, name, tmpdir, avx2_only=False)[0]:
@@ -1660,7 +1783,10 @@ def run_snippets(path, so, tmpdir, rng, kernels=None):
     passed = failed = 0
     if kernels:
         covered = instruction_forms(path, 'vaes_model_snip_', tmpdir)
-        for form, text in sorted(instruction_forms(kernels, 'aesfast_vaes_avx2_', tmpdir).items()):
+        # The 256-bit kernels of vaes.S and gcm_vaes.S (the tier's one-call GCM also has C in
+        # kernels/gcm_msg.c and legacy SSE in gcm_aesni.S, whose forms are not this model's)
+        for form, text in sorted(instruction_forms(kernels, 'aesfast_vaes_avx2_', tmpdir,
+                                                   only='vaes.S').items()):
             if form not in covered and form[0] not in ('endbr64', 'ret', 'nop', 'jmp', 'ud2'):
                 print('FAIL %s: a form of a 256-bit kernel that no snippet checks' % text)
                 failed += 1

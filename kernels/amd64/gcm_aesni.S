@@ -13,7 +13,8 @@
  * memory operands of legacy-SSE instructions, which require alignment).
  *
  * ABI: System V AMD64. Leaf functions that touch only caller-saved registers (rax, rcx, rdx,
- * rsi, rdi, r8-r11, xmm0-15). The stitched functions read their seventh argument, nblocks, at
+ * rsi, rdi, r8-r11, xmm0-15), but for the last-block functions of GCM's one-call message, which
+ * push and pop rbx and rbp. The stitched functions read their seventh argument, nblocks, at
  * 8(%rsp), and keep nine counter blocks in a 152-byte stack frame, which they wipe before they
  * return (the blocks are XORed with rk[0], i.e. with key bytes). Round keys and hash-key powers
  * may be left in vector registers (see the register policy in aesfast_kernel.h).
@@ -180,6 +181,9 @@
         .byte 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0
 .Lgfpoly:                                       /* P* mod y^128 = y^127 + y^126 + y^121 + 1; */
         .quad 0x0000000000000001, 0xc200000000000000    /* the high qword is C */
+/* 16 bytes of ones, then 16 of zeros: the 16 bytes at 16 - r are r bytes of ones (a mask). */
+.Lpartial_mask:
+        .quad -1, -1, 0, 0
 
         .text
 
@@ -681,6 +685,318 @@ AESFAST_FUNC(aesfast_aesni_gcmsiv_ctr_then_hash)
 AESFAST_END(aesfast_aesni_gcmsiv_ctr_then_hash)
 
 
+/* ---- GCM's message in one call: the last blocks ------------------------------------------ */
+
+/*
+ * The end of a message (gcm_seal_msg and gcm_open_msg, composed in kernels/gcm_msg.c): the
+ * queued blocks, the last len bytes of data, the lengths block and E(J0), hashed against
+ * K_n .. K_1 with one reduction, n = nqueue + ceil(len / 16) + 1 <= 8 (the table's powers).
+ * The message's first `done` blocks are in acc already; the data's counters are J0 + 1 + done
+ * on. E(J0) and the data's keystream are one AES pass of 2, 4 or 8 blocks; a partial last
+ * block is gathered and scattered through general-purpose registers in pieces of 8, 4, 2 and
+ * 1 bytes (SSE has no masked moves; a store to the stack read back as 16 bytes would wait for
+ * the stores), so nothing past a buffer is touched.
+ */
+
+/* The arguments and registers of the last-block functions (besides X0-X7, RKT, LO, MID, HI,
+ * T0, T1, BSWAP above; T2 holds the hash state until the first block takes it in). */
+.set LKEY,      %rdi    /* const aesfast_key *; after the AES, free (piece temporaries) */
+.set LHP,       %rsi    /* the hash key table; then the power of the next block */
+.set LMSG,      %rdx    /* aesfast_gcm_msg * */
+.set LIN,       %rcx    /* const uint8_t *in */
+.set LOUT,      %r8     /* uint8_t *out */
+.set LLEN,      %r9     /* len */
+.set LQS,       %rbx    /* where the next hashed data block is queued (saved on the stack) */
+.set LT,        %rbp    /* blocks of data left (saved on the stack) */
+.set LTMP,      %rax
+.set LTMPD,     %eax
+.set LCTR,      %r10    /* the counter of the next data block; then a piece temporary */
+.set LCTRD,     %r10d
+.set LRK,       %r11    /* RKEND; then a piece temporary */
+#define LDONE 24(%rsp)  /* the seventh argument, after the two pushes */
+.set ACCX,      T2
+
+/*
+ * The table layouts the last-block functions read (.Llayout, set by _gcm_last):
+ *   0  this tier's: K_n at 32 (n - 1), its Karatsuba word 16 bytes on (see the top of the file);
+ *   1  the vaes-avx2 tier's (gcm_vaes.S): K_n (there H'^n, the same value) at 16 (16 - n), its
+ *      Karatsuba word 256 bytes on. Its functions end with VZEROUPPER, so this legacy-SSE code
+ *      runs after them without a penalty for dirty upper halves.
+ * The powers of the blocks of a message come in the order K_n, K_(n-1), ..., K_1.
+ */
+
+/* The block in T0 (reflected) times the power at (LHP), into LO, MID, HI; the hash state
+ * (ACCX) is added into the first block and is zero after; LHP moves to the next power. */
+.macro _last_hash
+        pxor            ACCX, T0
+        pxor            ACCX, ACCX
+        pshufd          $0x4e, T0, T1
+        pxor            T0, T1                  /* a0 ^ a1 in both halves */
+        movdqa          T0, RKT
+        pclmulqdq       $0x00, (LHP), RKT       /* a0 k0 */
+        pclmulqdq       $0x11, (LHP), T0        /* a1 k1 */
+.if .Llayout
+        pclmulqdq       $0x00, 256(LHP), T1     /* (a0 ^ a1)(k0 ^ k1) */
+.else
+        pclmulqdq       $0x00, 16(LHP), T1
+.endif
+        pxor            RKT, LO
+        pxor            T0, HI
+        pxor            T1, MID
+.if .Llayout
+        add             $16, LHP
+.else
+        sub             $32, LHP
+.endif
+.endm
+
+/* E(J0) into X0 and the keystream of the data's blocks into X1..X(\n-1). */
+.macro _last_aes n
+.irp i, 1,2,3,4,5,6,7
+.if \i < \n
+        movdqa          X0, X\i
+        lea             \i-1(LCTR), LTMP
+        bswap           LTMPD
+        xorl            12(LKEY), LTMPD         /* ^ rk[0]'s counter dword */
+        pinsrd          $3, LTMPD, X\i
+.endif
+.endr
+        _aes_long_key_rounds \n, AESFAST_KEY_ROUNDS(LKEY)
+.irp j, 9,8,7,6,5,4,3,2,1
+        _aesenc_mem     \j, \n
+.endr
+        movdqu          (RKEND), RKT
+.irp i, 0,1,2,3,4,5,6,7
+.if \i < \n
+        aesenclast      RKT, X\i
+.endif
+.endr
+.endm
+
+/* T0 = the LLEN % 16 (1..15) bytes at (LIN), zero-padded: the bytes past the last 8 (at most
+ * 7) are built from the end, 1, 2 and 4 at a time, each shift constant. Uses LKEY, LCTR,
+ * LRK. */
+.macro _last_gather
+        mov             LLEN, LRK
+        and             $15, LRK                /* r */
+        xor             LKEY, LKEY              /* the bytes past 8 (r & 8) */
+        test            $1, LRK
+        jz              1f
+        movzbl          -1(LIN, LRK), %edi
+1:      test            $2, LRK
+        jz              2f
+        mov             LRK, LCTR
+        and             $12, LCTR
+        shl             $16, LKEY
+        movzwl          (LIN, LCTR), LCTRD
+        or              LCTR, LKEY
+2:      test            $4, LRK
+        jz              4f
+        mov             LRK, LCTR
+        and             $8, LCTR
+        shl             $32, LKEY
+        movl            (LIN, LCTR), LCTRD
+        or              LCTR, LKEY
+4:      test            $8, LRK
+        jz              8f
+        movq            (LIN), T0
+        pinsrq          $1, LKEY, T0
+        jmp             9f
+8:      movq            LKEY, T0                /* (the upper half zero) */
+9:
+.endm
+
+/* The LLEN % 16 bytes of T1 to (LOUT), 8, 4, 2 and 1 at a time. Uses LKEY, LCTR, LRK. */
+.macro _last_scatter
+        mov             LLEN, LRK
+        and             $15, LRK
+        movq            T1, LKEY
+        mov             LOUT, LCTR
+        test            $8, LRK
+        jz              1f
+        mov             LKEY, (LCTR)
+        pextrq          $1, T1, LKEY
+        add             $8, LCTR
+1:      test            $4, LRK
+        jz              2f
+        movl            %edi, (LCTR)
+        shr             $32, LKEY
+        add             $4, LCTR
+2:      test            $2, LRK
+        jz              3f
+        movw            %di, (LCTR)
+        shr             $16, LKEY
+        add             $2, LCTR
+3:      test            $1, LRK
+        jz              4f
+        movb            %dil, (LCTR)
+4:
+.endm
+
+/* One data block, whole (\partial = 0) or the partial last one: its keystream in \x; seal
+ * hashes (and queues at LQS) its output, open its input. */
+.macro _last_block enc, x, partial
+.if \partial
+        _last_gather
+.else
+        movdqu          (LIN), T0
+.endif
+.if \enc
+        pxor            \x, T0                  /* the output */
+.if \partial
+        movdqa          T0, T1
+        _last_scatter
+        lea             .Lpartial_mask(%rip), LTMP
+        sub             LRK, LTMP
+        movdqu          16(LTMP), T1            /* r bytes of ones */
+        pand            T1, T0                  /* the bytes past the end zero */
+.else
+        movdqu          T0, (LOUT)
+.endif
+        movdqu          T0, (LQS)
+.else
+        movdqu          T0, (LQS)               /* the input, zero-padded */
+        movdqa          T0, T1
+        pxor            \x, T1
+.if \partial
+        _last_scatter
+.else
+        movdqu          T1, (LOUT)
+.endif
+.endif
+        pshufb          BSWAP, T0
+        _last_hash
+        add             $16, LIN
+        add             $16, LOUT
+        add             $16, LQS
+.endm
+
+/* Data block \i (1..7) if there is one (else to \done), its keystream in X\i; LTMP = the whole
+ * blocks. */
+.macro _last_data enc, i, done
+        cmp             $\i, LT
+        jb              \done
+        cmp             $\i, LTMP
+        jb              .Lpartial\@
+        _last_block     \enc, X\i, 0
+        jmp             .Lnext\@
+.Lpartial\@:
+        _last_block     \enc, X\i, 1
+        jmp             \done
+.Lnext\@:
+.endm
+
+/* The body of aesfast_aesni_gcm_seal_last (\enc = 1) and _open_last (\layout 0), and of
+ * aesfast_vaes_avx2_gcm_seal_last and _open_last (\layout 1: vaes-avx2's table). */
+.macro _gcm_last enc, layout
+        .set            .Llayout, \layout
+        push            %rbx
+        push            %rbp
+        movdqa          .Lbswap_mask(%rip), BSWAP
+        movl            AESFAST_KEY_ROUNDS(LKEY), %r11d
+        shl             $4, RKEND
+        add             LKEY, RKEND
+        movl            AESFAST_MSG_J0+12(LMSG), LTMPD
+        bswap           LTMPD
+        mov             LDONE, LCTR
+        lea             1(LTMP, LCTR), LCTRD    /* J0 + 1 + done, mod 2^32 */
+        movdqu          AESFAST_MSG_J0(LMSG), X0
+        pxor            (LKEY), X0              /* J0 ^ rk[0]: E(J0)'s, and every block's */
+        lea             15(LLEN), LT
+        shr             $4, LT                  /* t = ceil(len / 16) */
+        cmp             $1, LT
+        ja              .Lfour\@
+        _last_aes       2
+        jmp             .Lhash\@
+.Lfour\@:
+        cmp             $3, LT
+        ja              .Leight\@
+        _last_aes       4
+        jmp             .Lhash\@
+.Leight\@:
+        _last_aes       8
+.Lhash\@:
+        mov             AESFAST_MSG_NQUEUE(LMSG), LTMP
+        lea             (LTMP, LT), LQS         /* P + t */
+.if \layout
+        shl             $4, LQS
+        neg             LQS
+        lea             240(LHP, LQS), LHP      /* K_(P + t + 1) at 16 (16 - (P + t + 1)) */
+.else
+        shl             $5, LQS
+        add             LQS, LHP                /* K_(P + t + 1) at 32 (P + t) */
+.endif
+        lea             AESFAST_MSG_QUEUE(LMSG), LQS
+        pxor            LO, LO
+        pxor            MID, MID
+        pxor            HI, HI
+        movdqu          AESFAST_MSG_ACC(LMSG), ACCX
+        pshufb          BSWAP, ACCX
+        test            LTMP, LTMP
+        jz              .Ldata\@
+.Lqueue\@:
+        movdqu          (LQS), T0
+        pshufb          BSWAP, T0
+        _last_hash
+        add             $16, LQS
+        dec             LTMP
+        jnz             .Lqueue\@
+.Ldata\@:
+        mov             LLEN, LTMP
+        shr             $4, LTMP                /* whole blocks */
+.irp i, 1,2,3,4,5,6,7
+        _last_data      \enc, \i, .Llens\@
+.endr
+.Llens\@:
+        mov             LDONE, LTMP
+        shl             $4, LTMP
+        add             LLEN, LTMP
+        shl             $3, LTMP
+        movq            LTMP, T0                /* [8 data bytes, 8 aadlen]: L reflected */
+        mov             AESFAST_MSG_AADLEN(LMSG), LTMP
+        shl             $3, LTMP
+        pinsrq          $1, LTMP, T0
+        _last_hash
+        pxor            LO, MID                 /* Karatsuba: MID = middle ^ LO ^ HI */
+        pxor            HI, MID
+        _ghash_reduce   T0, T1
+        pshufb          BSWAP, HI
+        pxor            X0, HI                  /* ^ E(J0) */
+        movdqu          HI, AESFAST_MSG_TAG(LMSG)
+        lea             AESFAST_MSG_QUEUE(LMSG), LTMP
+        sub             LTMP, LQS
+        shr             $4, LQS
+        mov             LQS, AESFAST_MSG_NQUEUE(LMSG)
+        pop             %rbp
+        pop             %rbx
+        ret
+.endm
+
+/*
+ * void aesfast_aesni_gcm_seal_last(const aesfast_key *key, const aesfast_hash_key *hkey,
+ *                                  aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out,
+ *                                  size_t len, size_t done);
+ * void aesfast_aesni_gcm_open_last(... the same ...);
+ *
+ * The end of a message, as above: msg->tag made, the data's hashed blocks queued after the
+ * queue's, nqueue counting them. Needs nqueue + ceil(len / 16) + 1 <= 8.
+ */
+AESFAST_FUNC(aesfast_aesni_gcm_seal_last)
+        _gcm_last       1, 0
+AESFAST_END(aesfast_aesni_gcm_seal_last)
+
+AESFAST_FUNC(aesfast_aesni_gcm_open_last)
+        _gcm_last       0, 0
+AESFAST_END(aesfast_aesni_gcm_open_last)
+
+/* The same for the vaes-avx2 tier (its table; groups of 8 blocks, as here). */
+AESFAST_FUNC(aesfast_vaes_avx2_gcm_seal_last)
+        _gcm_last       1, 1
+AESFAST_END(aesfast_vaes_avx2_gcm_seal_last)
+
+AESFAST_FUNC(aesfast_vaes_avx2_gcm_open_last)
+        _gcm_last       0, 1
+AESFAST_END(aesfast_vaes_avx2_gcm_open_last)
 /* ---- GCM-SIV's short messages -------------------------------------------------------------- */
 
 /*

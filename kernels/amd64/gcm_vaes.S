@@ -14,6 +14,9 @@
  *   aesfast_T_polyval_init_few(hkey, h)  H'^8..H'^1 only, enough for hashes of <= 8 blocks.
  *   aesfast_T_gcmsiv_ctr_then_hash(key, hkey, acc, ctr, in, out, n)   GCM-SIV open: CTR with
  *                                        the little-endian counter, then POLYVAL(out).
+ *   aesfast_vaes_avx512_gcm_seal_msg(key, hkey, msg, in, out, len), _gcm_open_msg: GCM's
+ *                                        message in one call (aesfast_gcm_msg; see "A message
+ *                                        in one call" below).
  *   aesfast_vaes_avx512_gcmsiv_seal_short(key, m), _open_short(key, m)   a whole GCM-SIV message
  *                                        of up to 32 blocks (AAD, data, lengths) in one call.
  *
@@ -24,8 +27,8 @@
  * functions use VEX encodings only. provider/dispatch.c checks all of these for both tiers.
  *
  * ABI: System V AMD64, leaf functions without a stack frame; the stitched functions read their
- * seventh argument, nblocks, at 8(%rsp). Only caller-saved registers are used. Every function
- * ends with VZEROUPPER. Round keys, H powers and keystream may stay in vector registers (see the
+ * seventh argument, nblocks, at 8(%rsp). Only caller-saved registers are used, but for rbx in
+ * the one-call functions (pushed and popped). Every function ends with VZEROUPPER. Round keys, H powers and keystream may stay in vector registers (see the
  * register policy in aesfast_kernel.h).
  *
  * The field, and why no bit reflection is needed
@@ -144,6 +147,20 @@
  *   tail of vaes_macros.h (_ctr_xor_tail_any); the hash loops over vectors of powers starting at
  *   H'^n, the last single block as an xmm (VEX clears the upper lane of data and powers).
  *
+ * A message in one call, 512-bit (_gcm32_msg)
+ *   The AAD is queued by the provider (aesfast_gcm_msg.queue: P zero-padded blocks); the first
+ *   data update is then E(J0), the data and the lengths block L in one pass: if the queue, the
+ *   data's m blocks and L fit in one group of powers (P + m + 1 <= 32), every block meets its
+ *   power from H^n on (the queue's, then the data's, then L with H^1), the hash state added
+ *   into whichever vector is hashed first, with one reduction, and the data vector by vector as
+ *   in the tails, the last one masked. E(J0) is one more AES chain, beside. The tag is E(J0) ^
+ *   the hash; the data's hashed blocks are queued after the AAD's, so that a message that goes
+ *   on resumes from acc and the queue (the provider hands it to the byte stream then). A
+ *   longer message reduces its queue into acc first, runs the main loop over its 32-block
+ *   groups (seal then hashes its last group), stores acc, and ends in the same pass over the
+ *   rest: at most 31 blocks, or 31 whole and a partial one, whose first vector is then a group
+ *   of its own (H^4..H^1, a reduction), as 33 blocks with L would need H^33. The main loop's
+ *   counters take the big-endian form when the provider says J0 is public (12-byte IVs).
  * Short messages (GCM-SIV, 512-bit)
  *   A message of n <= 32 blocks in all (the AAD's naad blocks, the data's nd and the lengths
  *   block) is hashed with one reduction against powers made in registers, P_j = H^(4j+4) ..
@@ -264,6 +281,18 @@
         .long 4*\i, 0, 0, 0
         .endr
         .endr
+        .p2align 6
+/* The data's first counters from J0 (GCM's native form): lanes J0 + 1 .. J0 + 4. */
+.Llane_inc_j0:
+        .long 1, 0, 0, 0,  2, 0, 0, 0,  3, 0, 0, 0,  4, 0, 0, 0
+/* 4 in byte 15 (the top byte of dword 3) of each lane: the big-endian step (_gcm32_counters). */
+.Lctr_step4_be:
+        .rept 4
+        .long 0, 0, 0, 4 << 24
+        .endr
+/* All ones: BZHI's source for byte masks. */
+.Lones:
+        .quad -1
         .p2align 6
 /* Byte indices 15..0 per lane: reverses each block (SP 800-38D order <-> the integer A). A
  * VPSHUFB memory operand, so it is as wide as a zmm. */
@@ -928,9 +957,32 @@
  * V0-V7 = the next 32 counter blocks ^ rk[0]; CTRN (native form, lanes c+0..c+3) advances by
  * 32. Each vector's counters are the previous vector's plus 4 (CSTEP), made before the previous
  * one is turned into counter blocks: a VPADDD, (GCM) a VPSHUFB and a VPXORD per vector, no
- * branch (see "Counters" at the top of this file for the faster form that needs one).
+ * branch.
+ * With \be (GCM only, for a counter that is public: a 12-byte IV's J0 = IV || 1), a group whose
+ * 32 counters share bytes 12..14 (the low byte of its first, CTRLO, is at most 224: 7 groups in
+ * 8) is made on the big-endian blocks themselves, 4 added to byte 15 from one vector to the
+ * next: one shuffle per group instead of one per vector. That branch follows the counter, so a
+ * counter that is secret (J0 = GHASH(IV) for other IV lengths) comes with CTRLO >= 2^32, which
+ * always takes the native way.
  */
-.macro _gcm32_counters fmt
+.macro _gcm32_counters fmt, be=0
+.if \be
+        cmp             $224, CTRLO
+        ja              .Lnative\@
+        vpshufb         BSWAP128, CTRN, V0              /* big-endian: c+0 .. c+3 */
+        vpaddd          .Lctr_step4_be(%rip), V0, V1
+        vpaddd          .Lctr_step4_be(%rip), V1, V2
+        vpaddd          .Lctr_step4_be(%rip), V2, V3
+        vpaddd          .Lctr_step4_be(%rip), V3, V4
+        vpaddd          .Lctr_step4_be(%rip), V4, V5
+        vpaddd          .Lctr_step4_be(%rip), V5, V6
+        vpaddd          .Lctr_step4_be(%rip), V6, V7
+.irp i, 0,1,2,3,4,5,6,7
+        vpxord          RK0, V\i, V\i
+.endr
+        jmp             .Lmade\@
+.Lnative\@:
+.endif
         vpaddd          CSTEP, CTRN, V1
         _ctr_out        \fmt, CTRN, V0
         _ctr_step       \fmt, V1, V2
@@ -940,6 +992,10 @@
         _ctr_step       \fmt, V5, V6
         _ctr_step       \fmt, V6, V7
         _ctr_out        \fmt, V7, V7
+.if \be
+.Lmade\@:
+        add             $32, CTRLOB
+.endif
         vpaddd          .Lctr_step32(%rip), CTRN, CTRN
 .endm
 
@@ -974,8 +1030,8 @@
  * this group's input, loaded into CT0-CT7, and CTR (open). The six hash items go after the
  * middle rounds 1 + floor(k (nr - 1) / 6), k = 0..5: spread over all of them, for AES-256 too.
  */
-.macro _gcm32_iter mode, fmt, hfmt, nr
-        _gcm32_counters \fmt
+.macro _gcm32_iter mode, fmt, hfmt, nr, be=0
+        _gcm32_counters \fmt, \be
 .if \mode == 2
 .irp i, 0,1,2,3,4,5,6,7
         vmovdqu8        64*\i(IN), CT\i
@@ -1018,21 +1074,22 @@
 /*
  * The main loop for \nr rounds over NBLOCKS (>= 32) blocks; leaves NBLOCKS = the blocks left
  * minus 32 (-32 .. -1). Seal (\enc) encrypts one group ahead of its hash, so it jumps to \lag
- * with the last group's output in CT0-CT7, still to be hashed; open jumps to \done.
+ * with the last group's output in CT0-CT7, still to be hashed; open jumps to \done. \be: see
+ * _gcm32_counters.
  */
-.macro _gcm32_loop enc, fmt, hfmt, nr, lag, done
+.macro _gcm32_loop enc, fmt, hfmt, nr, lag, done, be=0
 .if \enc
-        _gcm32_iter     0, \fmt, \hfmt, \nr
+        _gcm32_iter     0, \fmt, \hfmt, \nr, \be
         sub             $32, NBLOCKS
         jb              \lag
 .Lloop\@:
-        _gcm32_iter     1, \fmt, \hfmt, \nr
+        _gcm32_iter     1, \fmt, \hfmt, \nr, \be
         sub             $32, NBLOCKS
         jae             .Lloop\@
         jmp             \lag
 .else
 .Lloop\@:
-        _gcm32_iter     2, \fmt, \hfmt, \nr
+        _gcm32_iter     2, \fmt, \hfmt, \nr, \be
         sub             $32, NBLOCKS
         jae             .Lloop\@
         jmp             \done
@@ -1055,13 +1112,18 @@
  * times the powers at \pow, added into GLO/GMI/GHI. */
 .macro _tail_hash hfmt, src, pow=(GHP), acc=0
         _hash_in        \hfmt, \src, GA, \acc
+        _tail_mul       .Lhin, \pow
+.endm
+
+/* \a (blocks as integers) times the powers at \pow, added into GLO/GMI/GHI (schoolbook). */
+.macro _tail_mul a, pow
         vmovdqu8        \pow, PT
-        vpclmulqdq      $0x00, PT, .Lhin, GT0
-        vpclmulqdq      $0x11, PT, .Lhin, GT1
+        vpclmulqdq      $0x00, PT, \a, GT0
+        vpclmulqdq      $0x11, PT, \a, GT1
         vpxord          GT0, GLO, GLO
         vpxord          GT1, GHI, GHI
-        vpclmulqdq      $0x01, PT, .Lhin, GT0
-        vpclmulqdq      $0x10, PT, .Lhin, GT1
+        vpclmulqdq      $0x01, PT, \a, GT0
+        vpclmulqdq      $0x10, PT, \a, GT1
         vpternlogd      $0x96, GT0, GT1, GMI
 .endm
 
@@ -1094,19 +1156,20 @@
 .Lkeys\@:
 .endm
 
-/* V0 = AES of its counter blocks, but the last round (the caller folds the input into it). */
-.macro _tail_rounds
+/* \v (V0 by default) = AES of its counter blocks, but the last round (the caller folds the input
+ * into it). */
+.macro _tail_rounds v=V0
         cmp             $12, ROUNDS
         jb              .Lr128\@
         je              .Lr192\@
-        vaesenc         RKE13, V0, V0
-        vaesenc         RKE12, V0, V0
+        vaesenc         RKE13, \v, \v
+        vaesenc         RKE12, \v, \v
 .Lr192\@:
-        vaesenc         RKE11, V0, V0
-        vaesenc         RKE10, V0, V0
+        vaesenc         RKE11, \v, \v
+        vaesenc         RKE10, \v, \v
 .Lr128\@:
 .irp j, 9,8,7,6,5,4,3,2,1
-        vaesenc         RKE\j, V0, V0
+        vaesenc         RKE\j, \v, \v
 .endr
 .endm
 
@@ -1159,10 +1222,9 @@
         kmovq           TMASK, %k1
 .endm
 
-/* One vector of _gcm32_tail, \masked by k1 or whole; advances IN, OUT, CTRN and GHP. Its hash
- * input (seal: the output, masked-off lanes zero; open: the input) goes to \keep instead, if
- * given, for the caller to hash. */
-.macro _gcm32_tail_vec enc, fmt, hfmt, masked, keep
+/* V0 = the next vector of counter blocks (CTRN advances) through all rounds but the last, and
+ * RKT = its input, \masked by k1 (zeroing) or whole. */
+.macro _tail_vec_start fmt, masked
         _ctr_out        \fmt, CTRN, V0
         vpaddd          CSTEP, CTRN, CTRN
         _tail_rounds
@@ -1171,6 +1233,13 @@
 .else
         vmovdqu8        (IN), RKT
 .endif
+.endm
+
+/* One vector of _gcm32_tail, \masked by k1 or whole; advances IN, OUT, CTRN and GHP. Its hash
+ * input (seal: the output, masked-off lanes zero; open: the input) goes to \keep instead, if
+ * given, for the caller to hash. */
+.macro _gcm32_tail_vec enc, fmt, hfmt, masked, keep
+        _tail_vec_start \fmt, \masked
 .ifnb \keep
 .if \enc == 0
         vmovdqa64       RKT, \keep
@@ -1311,6 +1380,307 @@
 .endm
 
 /* ------------------------------------------------------------------------------------------ */
+/* 512-bit: GCM's message in one call (gcm_seal_msg, gcm_open_msg)                            */
+/* ------------------------------------------------------------------------------------------ */
+
+/*
+ * The arguments (key, hkey, msg, in, out, len) and the registers of the one-call functions. KEY
+ * and HKEY are taken over once their last use is past; rbx, saved on the stack, is the one
+ * callee-saved register used.
+ */
+.macro _msg_args
+        .set            KEY,      %rdi  /* const aesfast_key *; then GHP */
+        .set            HKEY,     %rsi  /* const aesfast_hash_key *; then QS */
+        .set            MSG,      %rdx  /* aesfast_gcm_msg * */
+        .set            IN,       %rcx  /* const uint8_t *in */
+        .set            OUT,      %r8   /* uint8_t *out */
+        .set            LEN,      %r9   /* len; then TBYTES */
+        .set            ROUNDS,   %eax  /* key->rounds */
+        .set            ROUNDSQ,  %rax
+        .set            RKEND,    %r11  /* &key->rk[16 * rounds] */
+        .set            NBLOCKS,  %r10  /* the main loop's blocks left, minus 32 */
+        .set            TMASK,    %r10  /* a mask being made */
+        .set            QB,       %rbx  /* -16 * the queued blocks left; first, blocks done */
+        .set            CTRLO,    %rbx  /* the main loop: the low byte of its next counter */
+        .set            CTRLOB,   %bl
+        .set            GHP,      %rdi  /* the powers of the next vector to hash */
+        .set            QS,       %rsi  /* where the next hashed data blocks are queued */
+        .set            TBYTES,   %r9   /* data bytes left */
+        .set            RKT_X,    %xmm29
+        .set            EJ0,      V6    /* E(J0), in every lane */
+        .set            EJ0_X,    %xmm6
+        .set            LENS,     V7    /* the lengths block as an integer, lane 0 */
+        .set            LENS_X,   %xmm7
+.endm
+
+/* Sums of products zeroed, for a new reduction. */
+.macro _zero_sums
+        vpxor           GLO_X, GLO_X, GLO_X
+        vpxor           GMI_X, GMI_X, GMI_X
+        vpxor           GHI_X, GHI_X, GHI_X
+.endm
+
+/* The blocks \src (ghash order) times the powers at \pow into the sums, GACC (the hash state,
+ * lane 0) added into the first block and then zeroed: whichever vector is hashed first takes
+ * the state, and the rest add nothing (a zeroing idiom costs no execution port). */
+.macro _msg_hash src, pow
+        _tail_hash      ghash, \src, \pow, acc=1
+        vpxor           GACC_X, GACC_X, GACC_X
+.endm
+
+/*
+ * k3 = the mask of the last vector of the P queued blocks (1..4 blocks of it), QB = -16 P, \qs =
+ * msg->queue + 16 P: the queue's vector j is at \qs + QB + 64 j. Uses TMASK.
+ */
+.macro _msg_queue_setup qs
+        mov             AESFAST_MSG_NQUEUE(MSG), QB
+        lea             -1(QB), TMASK
+        and             $3, TMASK
+        inc             TMASK
+        shl             $4, TMASK
+        bzhi            TMASK, .Lones(%rip), TMASK
+        kmovq           TMASK, %k3
+        shl             $4, QB
+        lea             AESFAST_MSG_QUEUE(MSG, QB), \qs
+        neg             QB
+.endm
+
+/* The queued blocks (_msg_queue_setup) times the powers from GHP - 16 P on, into the sums;
+ * GHP ends where it began. */
+.macro _msg_queue qs
+        test            QB, QB
+        jz              .Ldone\@
+        add             QB, GHP
+.Lloop\@:
+        cmp             $-64, QB
+        jge             .Llast\@                        /* 1..4 blocks left */
+        vmovdqu8        (\qs, QB), RKT
+        _msg_hash       RKT, (GHP)
+        add             $64, QB
+        add             $64, GHP
+        jmp             .Lloop\@
+.Llast\@:
+        cmp             $-16, QB
+        jne             .Lmasked\@
+        vmovdqu8        (\qs, QB), RKT_X                /* one block, as C stored it */
+        jmp             .Lhash\@
+.Lmasked\@:
+        vmovdqu8        (\qs, QB), RKT{%k3}{z}
+.Lhash\@:
+        _msg_hash       RKT, (GHP)
+        sub             QB, GHP
+.Ldone\@:
+.endm
+
+/*
+ * One vector of the message's data, \masked by k1 (its bytes; k2: its blocks, for the queue) or
+ * whole: the counter blocks from CTRN, AES, the input XOR. Seal hashes (and queues) its output,
+ * masked-off bytes zeroed, open its input; \save = 0 queues nothing. The powers are at \pow.
+ */
+.macro _msg_vec enc, masked, pow=(GHP), save=1
+        _tail_vec_start ctr32, \masked
+.if \enc == 0
+        _msg_keep       RKT, \masked, \save
+        _msg_hash       RKT, \pow
+.endif
+        vpxord          RKT, RKLAST, RKT
+        vaesenclast     RKT, V0, V0
+.if \masked
+.if \enc
+        vmovdqu8        V0, V0{%k1}{z}                  /* zero the bytes past the end */
+.endif
+        vmovdqu8        V0, (OUT){%k1}
+.else
+        vmovdqu8        V0, (OUT)
+.endif
+.if \enc
+        _msg_keep       V0, \masked, \save
+        _msg_hash       V0, \pow
+.endif
+.endm
+
+/* The hashed blocks of a data vector (\src) into the queue at QS, if \save. */
+.macro _msg_keep src, masked, save
+.if \save
+.if \masked
+        vmovdqu8        \src, (QS){%k2}
+.else
+        vmovdqu8        \src, (QS)
+.endif
+.endif
+.endm
+
+/* The data left, TBYTES of it, vector by vector (see _gcm32_tail), the last one masked. */
+.macro _msg_data enc
+        test            TBYTES, TBYTES
+        jz              .Ldone\@
+.Lwhole\@:
+        cmp             $64, TBYTES
+        jb              .Lpartial\@
+        _msg_vec        \enc, 0
+        add             $64, IN
+        add             $64, OUT
+        add             $64, QS
+        add             $64, GHP
+        sub             $64, TBYTES
+        jnz             .Lwhole\@
+        jmp             .Ldone\@
+.Lpartial\@:                                            /* 1..63 bytes */
+        bzhi            TBYTES, .Lones(%rip), TMASK
+        kmovq           TMASK, %k1
+        add             $15, TBYTES
+        and             $-16, TBYTES                    /* the bytes of its blocks */
+        bzhi            TBYTES, .Lones(%rip), TMASK
+        kmovq           TMASK, %k2
+        _msg_vec        \enc, 1
+        add             TBYTES, QS
+        add             TBYTES, GHP
+.Ldone\@:
+.endm
+
+/* *acc = GACC (the state a message that goes on resumes from). */
+.macro _msg_store_acc
+        vpshufb         .Lbswap128(%rip), GACC_X, GT1_X
+        vmovdqu         GT1_X, AESFAST_MSG_ACC(MSG)
+.endm
+
+/*
+ * The body of aesfast_vaes_avx512_gcm_seal_msg (\enc = 1) and _gcm_open_msg (0)(key, hkey, msg,
+ * in, out, len), the contract in aesfast_kernel.h. A message whose queue, data and lengths
+ * block fit in one group of powers (P + m + 1 <= 32 blocks, P queued, m = ceil(len / 16): up
+ * to 480 bytes of data after one block of AAD) is one pass: E(J0), the queue, the data
+ * vector by vector and the lengths block all hashed against H^n .. H^1, with one reduction;
+ * the data's hashed blocks are queued after the AAD's, acc stays. A longer one first reduces its
+ * queue into acc, runs the main loop over its 32-block groups (seal then hashes the last group
+ * it encrypted), stores acc, and ends in the same pass over the rest (31 blocks at most; 32,
+ * the 31 whole and a partial one, take their first vector as a group of its own).
+ */
+.macro _gcm32_msg enc
+        push            %rbx
+        _load_key
+        vmovdqu8        .Lbswap128(%rip), BSWAP128
+        vmovdqu         AESFAST_MSG_J0(MSG), EJ0_X      /* (16 bytes, as C stored them) */
+        vshufi64x2      $0, EJ0, EJ0, CTRN
+        vpshufb         BSWAP128, CTRN, CTRN
+        vpaddd          .Llane_inc_j0(%rip), CTRN, CTRN
+        vbroadcasti32x4 .Lctr_step4(%rip), CSTEP
+        vmovdqu         AESFAST_MSG_ACC(MSG), GACC_X
+        vpshufb         BSWAP128, GACC, GACC
+        lea             15(LEN), QB
+        shr             $4, QB
+        add             AESFAST_MSG_NQUEUE(MSG), QB     /* P + m */
+        cmp             $31, QB
+        ja              .Llong\@
+        xor             %ebx, %ebx                      /* no blocks done */
+        jmp             .Llast\@
+
+.Llong\@:                                               /* the queue, then the groups */
+        cmpq            $0, AESFAST_MSG_NQUEUE(MSG)
+        je              .Lgroups\@
+        _msg_queue_setup NBLOCKS
+        lea             512(HKEY), GHP                  /* (the queue ends at H^1) */
+        _zero_sums
+        _msg_queue      NBLOCKS
+        _reduce32_a     kara=0
+        _reduce32_b
+        movq            $0, AESFAST_MSG_NQUEUE(MSG)
+.Lgroups\@:
+        mov             LEN, NBLOCKS
+        shr             $4, NBLOCKS
+        and             $-32, NBLOCKS                   /* the main loop's blocks */
+        jz              .Lafter\@
+        sub             $32, NBLOCKS
+        movabs          $1 << 32, CTRLO                 /* a secret counter: the native form */
+        testb           $AESFAST_MSG_CTR_PUBLIC, AESFAST_MSG_FLAGS(MSG)
+        jz              .Lsecret\@
+        movzbl          AESFAST_MSG_J0+15(MSG), %ebx
+        inc             CTRLOB                          /* J0 + 1: the data's first counter */
+.Lsecret\@:
+        cmp             $14, ROUNDS
+        je              .L256\@
+        _gcm32_loop     \enc, ctr32, ghash, 10, .Llag\@, .Lafter\@, be=1
+.L256\@:
+        _gcm32_loop     \enc, ctr32, ghash, 14, .Llag\@, .Lafter\@, be=1
+.if \enc
+.Llag\@:
+        _hash32_group   ghash
+.endif
+.Lafter\@:
+        _msg_store_acc
+        mov             LEN, QB
+        shr             $4, QB
+        and             $-32, QB                        /* the main loop's blocks */
+
+.Llast\@:                                               /* QB blocks done, TBYTES = len */
+        mov             LEN, GHP
+        shl             $3, GHP
+        vmovq           GHP, LENS_X                     /* [8 len, 8 aadlen]: L reversed */
+        mov             AESFAST_MSG_AADLEN(MSG), GHP
+        shl             $3, GHP
+        vpinsrq         $1, GHP, LENS_X, LENS_X
+        shl             $4, QB
+        sub             QB, TBYTES
+        _tail_keys
+        vmovdqu         AESFAST_MSG_J0(MSG), EJ0_X      /* lane 0 */
+        vpxord          RK0, EJ0, EJ0
+        _tail_rounds    EJ0
+        vaesenclast     RKLAST, EJ0, EJ0
+        lea             15(TBYTES), GHP
+        and             $-16, GHP
+        neg             GHP
+        lea             496(HKEY, GHP), GHP             /* the data's first block: H^(t + 1) */
+        _zero_sums
+        cmp             $31*16, TBYTES
+        jbe             .Lqueue\@
+        /* 31 whole blocks and a partial one (after the groups, the queue reduced): their first
+         * vector alone, against H^4 .. H^1, into acc. */
+        _msg_vec        \enc, 0, 464(GHP), save=0
+        add             $64, IN
+        add             $64, OUT
+        add             $64, GHP
+        sub             $64, TBYTES
+        _reduce32_a     kara=0
+        _reduce32_b
+        _zero_sums
+        _msg_store_acc
+.Lqueue\@:
+        _msg_queue_setup QS
+        _msg_queue      QS
+        xor             %ebx, %ebx                      /* (QB is done with) */
+        cmp             $16, TBYTES
+        ja              .Lwide\@
+        cmpq            $1, AESFAST_MSG_NQUEUE(MSG)
+        ja              .Lwide\@
+        inc             %ebx                            /* a block of data and one queued at most */
+.Lwide\@:
+        _msg_data       \enc
+        vpxord          GACC, LENS, GA                  /* the lengths block, against H^1 */
+        _tail_mul       GA, (GHP)
+        _reduce32_a     kara=0
+        test            %ebx, %ebx
+        jz              .Llanes\@
+        /* Everything was in lane 0 (the sums' other lanes are zero): the second fold alone,
+         * none of the lane sums on the way to the tag. */
+        vpclmulqdq      $0x10, .Lgfpoly(%rip), GMI_X, GT1_X /* M0 * C */
+        vpshufd         $0x4e, GMI_X, GMI_X
+        vpternlogd      $0x96, GT1_X, GMI_X, GHI_X
+        vmovdqa         GHI_X, GACC_X
+        jmp             .Ltag\@
+.Llanes\@:
+        _reduce32_b
+.Ltag\@:
+        vpshufb         .Lbswap128(%rip), GACC_X, GACC_X
+        vpxor           EJ0_X, GACC_X, GACC_X
+        vmovdqu         GACC_X, AESFAST_MSG_TAG(MSG)
+        sub             MSG, QS
+        shr             $4, QS
+        mov             QS, AESFAST_MSG_NQUEUE(MSG)
+        pop             %rbx
+        vzeroupper
+        ret
+.endm
+
+/* ------------------------------------------------------------------------------------------ */
 
 /* 256-bit: 8 ymm (16 blocks) per iteration, Karatsuba. */
         _set_gcm_veclen 32
@@ -1390,6 +1760,14 @@ AESFAST_FUNC(aesfast_vaes_avx512_gcmsiv_ctr_then_hash)
         _gcm32_crypt    1, ctr32le, polyval
 AESFAST_END(aesfast_vaes_avx512_gcmsiv_ctr_then_hash)
 
+        _msg_args
+AESFAST_FUNC(aesfast_vaes_avx512_gcm_seal_msg)
+        _gcm32_msg      1
+AESFAST_END(aesfast_vaes_avx512_gcm_seal_msg)
+
+AESFAST_FUNC(aesfast_vaes_avx512_gcm_open_msg)
+        _gcm32_msg      0
+AESFAST_END(aesfast_vaes_avx512_gcm_open_msg)
 
 /* ------------------------------------------------------------------------------------------ */
 /* GCM-SIV's short messages, 512-bit: a whole message in one call                             */
