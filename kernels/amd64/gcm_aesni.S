@@ -1005,8 +1005,8 @@ AESFAST_END(aesfast_vaes_avx2_gcm_open_last)
  * blocks, the last partial block zero-padded, the lengths block; 16-byte stores that the hash's
  * 16-byte loads take from the store buffer), hashed r = n mod 8 blocks first, then 8 at a time,
  * one reduction each (_ghash_var, _ghash_8), against K_1..K_min(n, 8) made in the frame by a
- * tree three multiplies deep instead of a chain. A partial block is read and written 8, 4, 2
- * and 1 bytes at a time as the length's bits say: nothing outside the buffers is touched. The
+ * tree three multiplies deep instead of a chain. A partial block is read and written as GCM's
+ * last blocks are (_last_gather, _last_scatter): nothing outside the buffers is touched. The
  * frame (the sequence, the powers and the counter slots) is wiped before the return.
  */
 #define SIV_SHORT_BLOCKS 32
@@ -1127,74 +1127,21 @@ AESFAST_END(aesfast_vaes_avx2_gcm_open_last)
 .Ldone\@:
 .endm
 
-/* \dst = the r = S_R (1..15) bytes at \p, zero-padded: 8, 4, 2 and 1 bytes as r's bits say.
- * Clobbers \p, rax, rcx, rsi (HTBL), r10, r11. */
+/* \dst = the r = S_R (1..15) bytes at \p, zero-padded, by _last_gather (nothing past them is
+ * read). Clobbers rax, rcx, rdi, r9, r10, r11 (and T0). */
 .macro _siv_load_tail dst, p
-        mov             S_R, %r11
-        xor             %eax, %eax                      /* bytes 0..7 */
-        xor             %r10d, %r10d                    /* the rest, as it comes */
-        xor             %ecx, %ecx                      /* its bits so far */
-        test            $8, %r11b
-        jz              .Lt4\@
-        mov             (\p), %rax
-        add             $8, \p
-.Lt4\@:
-        test            $4, %r11b
-        jz              .Lt2\@
-        movl            (\p), %r10d
-        add             $4, \p
-        mov             $32, %ecx
-.Lt2\@:
-        test            $2, %r11b
-        jz              .Lt1\@
-        movzwl          (\p), %esi
-        shl             %cl, %rsi
-        or              %rsi, %r10
-        add             $2, \p
-        add             $16, %ecx
-.Lt1\@:
-        test            $1, %r11b
-        jz              .Lt0\@
-        movzbl          (\p), %esi
-        shl             %cl, %rsi
-        or              %rsi, %r10
-.Lt0\@:
-        test            $8, %r11b
-        jnz             .Lhalves\@
-        mov             %r10, %rax                      /* r < 8: all in bytes 0..7 */
-        xor             %r10d, %r10d
-.Lhalves\@:
-        movq            %rax, \dst
-        pinsrq          $1, %r10, \dst
+        mov             \p, LIN
+        mov             S_R, LLEN
+        _last_gather
+        movdqa          T0, \dst
 .endm
 
-/* The r = S_R bytes of \src to \p: 8, 4, 2, 1 as r's bits say. Clobbers \p, rax, r10, r11. */
+/* The r = S_R bytes of \src to \p, by _last_scatter. Clobbers rdi, r8, r9, r10, r11 (and T1). */
 .macro _siv_store_tail src, p
-        mov             S_R, %r11
-        movq            \src, %rax
-        pextrq          $1, \src, %r10
-        test            $8, %r11b
-        jz              .Ls4\@
-        mov             %rax, (\p)
-        add             $8, \p
-        mov             %r10, %rax
-.Ls4\@:
-        test            $4, %r11b
-        jz              .Ls2\@
-        movl            %eax, (\p)
-        add             $4, \p
-        shr             $32, %rax
-.Ls2\@:
-        test            $2, %r11b
-        jz              .Ls1\@
-        movw            %ax, (\p)
-        add             $2, \p
-        shr             $16, %rax
-.Ls1\@:
-        test            $1, %r11b
-        jz              .Ls0\@
-        movb            %al, (\p)
-.Ls0\@:
+        movdqa          \src, T1
+        mov             \p, LOUT
+        mov             S_R, LLEN
+        _last_scatter
 .endm
 
 /* The sequence: the AAD blocks, then S_NDW data blocks from \data (a register; clobbered), then
@@ -1211,8 +1158,8 @@ AESFAST_END(aesfast_vaes_avx2_gcm_open_last)
         je              .Llens\@
 .if \tail
         mov             %r11, %rdx
-        _siv_load_tail  T1, \data
-        movdqa          T1, (%rdx)
+        _siv_load_tail  T2, \data
+        movdqa          T2, (%rdx)
         mov             %rdx, %r11
         mov             S_MSG, %rdx
 .endif
@@ -1366,9 +1313,10 @@ AESFAST_FUNC(aesfast_aesni_gcmsiv_open_short)
         cmpq            $0, S_R
         je              .Lopen_short_gather
         movdqa          X0, X1                          /* the keystream */
-        mov             IN, %rdx
-        _siv_load_tail  T1, %rdx
-        pxor            T1, X1
+        mov             OUT, %rdx
+        _siv_load_tail  T2, IN
+        mov             %rdx, OUT
+        pxor            T2, X1
         mov             S_R, %rax
         lea             .Lsiv_keep(%rip), %rcx
         sub             %rax, %rcx
