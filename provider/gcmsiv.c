@@ -418,7 +418,7 @@ AESFAST_HOOK aesfast_param_result gcmsiv_get(aesfast_cipher_ctx *b, OSSL_PARAM *
                       p->data_size);
         return AESFAST_PARAM_FAILED;
     }
-    return aesfast_param_done(OSSL_PARAM_set_octet_string(p, c->tag, SIV_TAG));
+    return aesfast_param_done(aesfast_param_set_octets(p, c->tag, SIV_TAG));
 }
 
 /* Settable as in the default provider: "tag" (16 bytes; kept only for opening), "speed", and
