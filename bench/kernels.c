@@ -26,7 +26,12 @@
  * (gcmsiv.ctr_then_hash), polyval (gcmsiv.hash); msg-seal and msg-open (gcm_seal_msg and
  * gcm_open_msg, on the tiers that have them: a whole message, its 13 bytes of AAD queued as
  * one block as the provider queues a TLS record's, J0 from a 12-byte IV, the tag made: what
- * one message costs in the kernel). The hashes have no key size. The table of powers is 64-byte
+ * one message costs in the kernel); GCM-SIV's per-nonce work: siv-derive (gcmsiv_derive),
+ * polyval-init and polyval-init-few (the powers, whole and few), and siv-msg-seal and
+ * siv-msg-open, a whole message of SIZE bytes and 13 bytes of AAD from the kernels as the
+ * provider calls them, and siv-short-seal and siv-short-open, the same message in one call of
+ * the tier's short-message kernels (derive not included: gcmsiv_derive runs at init), where it
+ * has them and the message fits. The hashes have no key size. The table of powers is 64-byte
  * aligned, as the provider keeps it.
  */
 #include <stdint.h>
@@ -46,14 +51,17 @@ static const size_t default_sizes[] = {16, 64, 256, 1408, 4096, 16384, 65536, 1u
 
 enum fn {
     FN_CTR, FN_GCM_SEAL, FN_GCM_OPEN, FN_GHASH, FN_SIV_SEAL, FN_SIV_OPEN, FN_POLYVAL,
-    FN_MSG_SEAL, FN_MSG_OPEN, NFNS
+    FN_MSG_SEAL, FN_MSG_OPEN, FN_SIV_DERIVE, FN_POLYVAL_INIT, FN_POLYVAL_INIT_FEW,
+    FN_SIV_MSG_SEAL, FN_SIV_MSG_OPEN, FN_SIV_SHORT_SEAL, FN_SIV_SHORT_OPEN, NFNS
 };
-static const char *const fn_names[NFNS] = {"ctr",      "gcm-seal", "gcm-open", "ghash",
-                                           "siv-seal", "siv-open", "polyval",  "msg-seal",
-                                           "msg-open"};
+static const char *const fn_names[NFNS] = {
+    "ctr",          "gcm-seal",         "gcm-open",       "ghash",          "siv-seal",
+    "siv-open",     "polyval",          "msg-seal",       "msg-open",       "siv-derive",
+    "polyval-init", "polyval-init-few", "siv-msg-seal",   "siv-msg-open",   "siv-short-seal",
+    "siv-short-open"};
 static int fn_keyed(enum fn f)
 {
-    return f != FN_GHASH && f != FN_POLYVAL;
+    return f != FN_GHASH && f != FN_POLYVAL && f != FN_POLYVAL_INIT && f != FN_POLYVAL_INIT_FEW;
 }
 
 static struct {
@@ -153,7 +161,65 @@ typedef struct job {
     const uint8_t *in;
     uint8_t *out;
     size_t nblocks, bytes;
+    aesfast_key enc_key;       /* GCM-SIV's per-nonce keys (siv-derive, siv-msg-*) */
+    uint8_t auth[16], nonce[12], tag[16];
+    uint8_t blocks[10 * 16];   /* siv-msg-*: AAD block, data blocks, lengths block */
 } job;
+
+/* A whole GCM-SIV message of j->bytes with 13 bytes of AAD, from the kernels called as the
+ * provider calls them for it (provider/gcmsiv.c and stream.c): derive, the powers, the AAD block
+ * queued with the data's first blocks if they are few, else hashed alone, the data, the last
+ * blocks with the lengths block, the tag, CTR. */
+static void siv_msg(job *j, int seal)
+{
+    const aesfast_kernel *k = j->k;
+    const aesfast_aead_kernel *f = &k->gcmsiv;
+    uint8_t s[16], ctr[16];
+    size_t nb = j->bytes / 16, npend = 1; /* the AAD block */
+
+    if (k->gcmsiv_derive != NULL) {
+        k->gcmsiv_derive(&j->key, j->nonce, &j->enc_key, j->auth);
+    } else { /* as provider/gcmsiv.c's siv_derive: the counter kernel, then set_key */
+        static const uint8_t zero[6 * 16];
+        uint8_t blk[16] = {0}, ks[6 * 16], enc[32];
+        size_t n = 2 + j->key.rounds / 2 - 3, kl = 8 * (n - 2);
+        memcpy(blk + 4, j->nonce, 12);
+        f->ctr(&j->key, blk, zero, ks, n);
+        for (size_t i = 0; i < n; i++)
+            memcpy(i < 2 ? j->auth + 8 * i : enc + 8 * (i - 2), ks + 16 * i, 8);
+        k->set_key(&j->enc_key, enc, kl);
+    }
+    (nb >= AESFAST_HASH_FEW ? f->hash_init : f->hash_init_few)(&j->hkey, j->auth);
+    memset(j->acc, 0, 16);
+    memcpy(ctr, j->tag, 16);
+    ctr[15] |= 0x80;
+    if (nb >= AESFAST_HASH_FEW) {
+        f->hash(&j->hkey, j->acc, j->blocks, 1);
+        npend = 0;
+        if (seal)
+            f->hash(&j->hkey, j->acc, j->in, nb);
+        else
+            f->ctr_then_hash(&j->enc_key, &j->hkey, j->acc, ctr, j->in, j->out, nb);
+    } else {
+        if (!seal)
+            (nb == 1 ? (void)k->encrypt_block(&j->enc_key, ctr, j->out)
+                     : f->ctr(&j->enc_key, ctr, j->in, j->out, nb));
+        memcpy(j->blocks + 16, seal ? j->in : j->out, j->bytes);
+        npend += nb;
+    }
+    memset(j->blocks + 16 * npend, 0, 16); /* the lengths block */
+    f->hash(&j->hkey, j->acc, j->blocks, npend + 1);
+    memcpy(s, j->acc, 16);
+    for (int i = 0; i < 12; i++)
+        s[i] ^= j->nonce[i];
+    s[15] &= 0x7f;
+    k->encrypt_block(&j->enc_key, s, seal ? j->tag : s);
+    if (seal) {
+        memcpy(ctr, j->tag, 16);
+        ctr[15] |= 0x80;
+        f->ctr(&j->enc_key, ctr, j->in, j->out, nb);
+    }
+}
 
 static void run_job(void *arg)
 {
@@ -191,6 +257,28 @@ static void run_job(void *arg)
         (j->fn == FN_MSG_SEAL ? k->gcm_seal_msg : k->gcm_open_msg)(&j->key, &j->hkey, &j->msg,
                                                                    j->in, j->out, j->bytes);
         break;
+    case FN_SIV_DERIVE:
+        k->gcmsiv_derive(&j->key, j->nonce, &j->enc_key, j->auth);
+        break;
+    case FN_POLYVAL_INIT:
+        k->gcmsiv.hash_init(&j->hkey, j->auth);
+        break;
+    case FN_POLYVAL_INIT_FEW:
+        k->gcmsiv.hash_init_few(&j->hkey, j->auth);
+        break;
+    case FN_SIV_MSG_SEAL:
+    case FN_SIV_MSG_OPEN:
+        siv_msg(j, j->fn == FN_SIV_MSG_SEAL);
+        break;
+    case FN_SIV_SHORT_SEAL:
+    case FN_SIV_SHORT_OPEN: {
+        aesfast_gcmsiv_msg m = {j->nonce, j->auth, j->blocks, j->in, j->out, 1, 13, j->bytes,
+                                {0}};
+        (j->fn == FN_SIV_SHORT_SEAL ? k->gcmsiv_seal_short : k->gcmsiv_open_short)(&j->enc_key,
+                                                                                   &m);
+        memcpy(j->tag, m.tag, 16);
+        break;
+    }
     default:
         break;
     }
@@ -231,6 +319,15 @@ static void bench_tier(const aesfast_kernel *k, uint8_t *in, uint8_t *out)
             fill(h, sizeof(h), 2);
             fill(j->ctr, sizeof(j->ctr), 3);
             k->set_key(&j->key, raw, bits ? (size_t)bits / 8 : 16);
+            j->enc_key = j->key; /* the short kernels' encryption key */
+            fill(j->auth, sizeof(j->auth), 5);
+            fill(j->nonce, sizeof(j->nonce), 6);
+            fill(j->tag, sizeof(j->tag), 7);
+            fill(j->blocks, 16, 8);
+            if ((f == FN_SIV_DERIVE && k->gcmsiv_derive == NULL)
+                || ((f == FN_SIV_SHORT_SEAL || f == FN_SIV_SHORT_OPEN)
+                    && k->gcmsiv_seal_short == NULL))
+                continue;
             if ((f == FN_MSG_SEAL || f == FN_MSG_OPEN) && k->gcm_seal_msg == NULL)
                 break;
             if (f == FN_SIV_SEAL || f == FN_SIV_OPEN || f == FN_POLYVAL)
@@ -253,6 +350,9 @@ static void bench_tier(const aesfast_kernel *k, uint8_t *in, uint8_t *out)
                 double ns, ghz;
                 j->nblocks = bytes / 16;
                 j->bytes = bytes;
+                if ((f == FN_SIV_SHORT_SEAL || f == FN_SIV_SHORT_OPEN)
+                    && 1 + bytes / 16 + 1 > k->gcmsiv_short_blocks)
+                    continue;
                 for (int tries = 0;; tries++) {
                     double g1 = core_ghz(3);
                     ns = time_calls(run_job, j);

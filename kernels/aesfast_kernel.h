@@ -67,6 +67,19 @@
  * the tag of a message without data. On entry nqueue <= AESFAST_GCM_QUEUE - 1; on return
  * nqueue' <= AESFAST_GCM_QUEUE - 1.
  *
+ * GCM-SIV's short messages, aesfast_kernel.gcmsiv_seal_short and gcmsiv_open_short (optional:
+ * NULL means the provider composes a message from the functions above): a whole message in one
+ * call, described by an aesfast_gcmsiv_msg, from the nonce's keys (gcmsiv_derive's: the
+ * encryption key expanded, the authentication key H) to the tag, the powers of H made inside:
+ *   seal  POLYVAL of the AAD blocks, the data (its last block zero-padded) and the lengths block,
+ *         with one reduction, the tag (written to tag), then out = in XOR the keystream from it;
+ *   open  out = in XOR the keystream from the tag received (read from tag), then POLYVAL with
+ *         the plaintext, and the tag that plaintext has written to tag, for the caller to compare
+ *         (and to wipe out on a mismatch: the kernel releases the plaintext into out before
+ *         anyone knows).
+ * A message may have at most gcmsiv_short_blocks blocks in all: naad + ceil(len / 16) + 1 (the
+ * lengths block) <= gcmsiv_short_blocks; larger ones are the caller's to compose.
+ *
  * Contracts common to all tiers:
  *   - set_key takes keylen 16, 24 or 32 only; the provider refuses other lengths before calling
  *     it (on any other length a kernel writes nothing, or wipes *key, but never overflows).
@@ -99,6 +112,17 @@
  * Karatsuba term per power. vaes-avx512 uses the most: H^32..H^1 for its 32-block groups and
  * their Karatsuba terms, packed by pairs of vectors (768 bytes); see each tier's source. */
 #define AESFAST_HASH_KEY_BYTES 1024
+
+/* Offsets of aesfast_gcmsiv_msg's fields, for the assembly. */
+#define AESFAST_SIV_NONCE 0
+#define AESFAST_SIV_AUTH 8
+#define AESFAST_SIV_AAD 16
+#define AESFAST_SIV_IN 24
+#define AESFAST_SIV_OUT 32
+#define AESFAST_SIV_NAAD 40
+#define AESFAST_SIV_AADLEN 48
+#define AESFAST_SIV_LEN 56
+#define AESFAST_SIV_TAG 64
 
 /* hash_init_few's table serves hash calls of up to this many blocks. */
 #define AESFAST_HASH_FEW 8
@@ -150,6 +174,19 @@ typedef struct aesfast_gcm_msg {
     uint64_t flags;              /* in: AESFAST_MSG_CTR_PUBLIC or 0 */
 } aesfast_gcm_msg;
 
+/* One GCM-SIV message for the short-message kernels (see the top of this file). */
+typedef struct aesfast_gcmsiv_msg {
+    const uint8_t *nonce; /* 12 bytes */
+    const uint8_t *auth;  /* the nonce's message-authentication key H, 16 bytes */
+    const uint8_t *aad;   /* the AAD as naad whole blocks, the last one zero-padded */
+    const uint8_t *in;    /* len bytes of data */
+    uint8_t *out;         /* len bytes; may be in */
+    uint64_t naad;        /* blocks at aad */
+    uint64_t aadlen;      /* AAD bytes (for the lengths block) */
+    uint64_t len;         /* data bytes */
+    uint8_t tag[16];      /* seal: the tag made; open: the tag received, then the tag computed */
+} aesfast_gcmsiv_msg;
+
 typedef void aesfast_set_key_fn(aesfast_key *key, const uint8_t *raw, size_t keylen);
 typedef void aesfast_encrypt_block_fn(const aesfast_key *key, const uint8_t in[16],
                                       uint8_t out[16]);
@@ -173,6 +210,8 @@ typedef void aesfast_gcm_msg_fn(const aesfast_key *key, const aesfast_hash_key *
 typedef void aesfast_gcm_last_fn(const aesfast_key *key, const aesfast_hash_key *hkey,
                                  aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out,
                                  size_t len, size_t done);
+/* key: the nonce's message-encryption key */
+typedef void aesfast_gcmsiv_short_fn(const aesfast_key *key, aesfast_gcmsiv_msg *m);
 
 /* One AEAD mode family's kernels (see the top of this file). */
 typedef struct aesfast_aead_kernel {
@@ -195,6 +234,9 @@ typedef struct aesfast_kernel {
     aesfast_gcmsiv_derive_fn *gcmsiv_derive; /* or NULL: the provider composes it (ctr, set_key) */
     aesfast_gcm_msg_fn *gcm_seal_msg;        /* or NULL: the provider composes them (gcm) */
     aesfast_gcm_msg_fn *gcm_open_msg;
+    aesfast_gcmsiv_short_fn *gcmsiv_seal_short; /* or NULL (both are, or neither) */
+    aesfast_gcmsiv_short_fn *gcmsiv_open_short;
+    unsigned int gcmsiv_short_blocks; /* the most blocks (AAD, data, lengths) they take */
 } aesfast_kernel;
 
 /* Portable constant-time C (kernels/aes_generic.c): bitsliced, four blocks per pass. */
@@ -234,6 +276,9 @@ aesfast_gcm_msg_fn aesfast_aesni_gcm_seal_msg;
 aesfast_gcm_msg_fn aesfast_aesni_gcm_open_msg;
 aesfast_gcm_last_fn aesfast_aesni_gcm_seal_last;
 aesfast_gcm_last_fn aesfast_aesni_gcm_open_last;
+/* GCM-SIV's short messages in one call (gcm_aesni.S); the vaes-avx2 tier's too. */
+aesfast_gcmsiv_short_fn aesfast_aesni_gcmsiv_seal_short;
+aesfast_gcmsiv_short_fn aesfast_aesni_gcmsiv_open_short;
 /* kernels/amd64/vaes.S: VAES on 256-bit (AVX2) and 512-bit (AVX-512) vectors, one source. */
 aesfast_ctr32_xor_fn aesfast_vaes_avx2_ctr32_xor;
 aesfast_ctr32_xor_fn aesfast_vaes_avx512_ctr32_xor;
@@ -265,6 +310,8 @@ aesfast_hash_init_fn aesfast_vaes_avx512_polyval_init;
 aesfast_hash_init_fn aesfast_vaes_avx512_polyval_init_few;
 aesfast_hash_fn aesfast_vaes_avx512_polyval;
 aesfast_aead_crypt_fn aesfast_vaes_avx512_gcmsiv_ctr_then_hash;
+aesfast_gcmsiv_short_fn aesfast_vaes_avx512_gcmsiv_seal_short;
+aesfast_gcmsiv_short_fn aesfast_vaes_avx512_gcmsiv_open_short;
 #endif
 
 #if defined(__aarch64__)

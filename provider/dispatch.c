@@ -34,6 +34,16 @@ _Static_assert(offsetof(aesfast_gcm_msg, tag) == AESFAST_MSG_TAG, "AESFAST_MSG_T
 _Static_assert(offsetof(aesfast_gcm_msg, nqueue) == AESFAST_MSG_NQUEUE, "AESFAST_MSG_NQUEUE");
 _Static_assert(offsetof(aesfast_gcm_msg, aadlen) == AESFAST_MSG_AADLEN, "AESFAST_MSG_AADLEN");
 _Static_assert(offsetof(aesfast_gcm_msg, flags) == AESFAST_MSG_FLAGS, "AESFAST_MSG_FLAGS");
+#define SIV_OFFSET(field, off) _Static_assert(offsetof(aesfast_gcmsiv_msg, field) == off, #off)
+SIV_OFFSET(nonce, AESFAST_SIV_NONCE);
+SIV_OFFSET(auth, AESFAST_SIV_AUTH);
+SIV_OFFSET(aad, AESFAST_SIV_AAD);
+SIV_OFFSET(in, AESFAST_SIV_IN);
+SIV_OFFSET(out, AESFAST_SIV_OUT);
+SIV_OFFSET(naad, AESFAST_SIV_NAAD);
+SIV_OFFSET(aadlen, AESFAST_SIV_AADLEN);
+SIV_OFFSET(len, AESFAST_SIV_LEN);
+SIV_OFFSET(tag, AESFAST_SIV_TAG);
 
 /* Each feature a tier may need, as a bit. */
 enum {
@@ -191,7 +201,8 @@ typedef struct {
 static const tier tier_generic = {
     {"generic", aesfast_generic_set_key, aesfast_generic_encrypt_block, aesfast_generic_ctr32_xor,
      GCM_KERNELS(generic, generic, aesfast_generic_ctr32_xor),
-     GCMSIV_KERNELS(generic, generic, aesfast_generic_polyval_init), NULL, NULL, NULL},
+     GCMSIV_KERNELS(generic, generic, aesfast_generic_polyval_init), NULL, NULL, NULL, NULL, NULL,
+     0},
     0,
 };
 
@@ -202,7 +213,8 @@ static const tier tier_vaes_avx512 = {
      GCM_KERNELS(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_ctr32_xor),
      GCMSIV_KERNELS(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_polyval_init_few),
      aesfast_aesni_gcmsiv_derive, aesfast_vaes_avx512_gcm_seal_msg,
-     aesfast_vaes_avx512_gcm_open_msg},
+     aesfast_vaes_avx512_gcm_open_msg, aesfast_vaes_avx512_gcmsiv_seal_short,
+     aesfast_vaes_avx512_gcmsiv_open_short, 32},
     F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_AVX512 | F_VAES | F_VPCLMUL | F_BMI2,
 };
 static const tier tier_vaes_avx2 = {
@@ -211,14 +223,16 @@ static const tier tier_vaes_avx2 = {
      GCM_KERNELS(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_ctr32_xor),
      GCMSIV_KERNELS(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_polyval_init_few),
      aesfast_aesni_gcmsiv_derive, aesfast_vaes_avx2_gcm_seal_msg,
-     aesfast_vaes_avx2_gcm_open_msg},
+     aesfast_vaes_avx2_gcm_open_msg, aesfast_aesni_gcmsiv_seal_short,
+     aesfast_aesni_gcmsiv_open_short, 18},
     F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_VAES | F_VPCLMUL | F_BMI2,
 };
 static const tier tier_aesni = {
     {"aesni", aesfast_aesni_set_key, aesfast_aesni_encrypt_block, aesfast_aesni_ctr32_xor,
      GCM_KERNELS(aesni, aesni, aesfast_aesni_ctr32_xor),
      GCMSIV_KERNELS(aesni, aesni, aesfast_aesni_polyval_init), aesfast_aesni_gcmsiv_derive,
-     aesfast_aesni_gcm_seal_msg, aesfast_aesni_gcm_open_msg},
+     aesfast_aesni_gcm_seal_msg, aesfast_aesni_gcm_open_msg, aesfast_aesni_gcmsiv_seal_short,
+     aesfast_aesni_gcmsiv_open_short, 32},
     F_AES | F_PCLMUL | F_SSSE3 | F_SSE41,
 };
 #endif
@@ -227,13 +241,15 @@ static const tier tier_aesni = {
 static const tier tier_armv8_sha3 = {
     {"armv8-sha3", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor,
      GCM_KERNELS(armv8, armv8_sha3, aesfast_armv8_ctr32_xor),
-     GCMSIV_KERNELS(armv8, armv8_sha3, aesfast_armv8_polyval_init), NULL, NULL, NULL},
+     GCMSIV_KERNELS(armv8, armv8_sha3, aesfast_armv8_polyval_init), NULL, NULL, NULL, NULL, NULL,
+     0},
     F_AES | F_PCLMUL | F_SHA3,
 };
 static const tier tier_armv8 = {
     {"armv8", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor,
      GCM_KERNELS(armv8, armv8, aesfast_armv8_ctr32_xor),
-     GCMSIV_KERNELS(armv8, armv8, aesfast_armv8_polyval_init), NULL, NULL, NULL},
+     GCMSIV_KERNELS(armv8, armv8, aesfast_armv8_polyval_init), NULL, NULL, NULL, NULL, NULL,
+     0},
     F_AES | F_PCLMUL,
 };
 #endif

@@ -78,7 +78,9 @@ typedef struct {
  * keeping the first 8 bytes of each: two halves of the authentication key, then the encryption
  * key. The tier's gcmsiv_derive does it all in one call; otherwise the input blocks are GCM-SIV
  * counter blocks from (0 || nonce), so one call of the tier's counter kernel makes them, and
- * set_key expands the encryption key. The POLYVAL powers wait for siv_powers. */
+ * set_key expands the encryption key. The POLYVAL powers wait for siv_powers (or the short
+ * kernels make what they need). Derived at init, not when the data comes: its latency then
+ * hides behind the calls in between (README: deriving in the short kernels measured slower). */
 static void siv_derive(siv_ctx *c)
 {
     static const uint8_t zero[6 * AESFAST_BLOCK];
@@ -169,24 +171,37 @@ static int siv_ready(siv_ctx *c)
     return 1;
 }
 
+/* The first counter block from a tag: the tag with its top bit set. Made in a register and
+ * stored whole (u64x2): the counter kernel's 16-byte load of it is then forwarded from the
+ * store, where a byte OR into memory would make it wait (so for every block made here). */
+static void siv_first_ctr(uint8_t ctr[AESFAST_BLOCK], const uint8_t tag[SIV_TAG])
+{
+    const u64x2 top = {0, aesfast_le64((uint64_t)1 << 63)};
+    u64x2 v;
+
+    memcpy(&v, tag, sizeof(v));
+    v |= top;
+    memcpy(ctr, &v, sizeof(v));
+}
+
 /* The tag from the POLYVAL of the whole message (RFC 8452, section 4): AES_encKey(S), where S is
  * the hash XOR the nonce, with the top bit of its last byte cleared. Ends the hash. */
 static void siv_tag(siv_ctx *c, uint8_t tag[SIV_TAG])
 {
-    uint8_t lens[AESFAST_BLOCK], s[AESFAST_BLOCK];
-    uint64_t bits[2] = {c->st.aadlen * 8, c->st.datalen * 8};
+    const u64x2 lens = {aesfast_le64(c->st.aadlen * 8), aesfast_le64(c->st.datalen * 8)};
+    const u64x2 low127 = {~(uint64_t)0, aesfast_le64(~((uint64_t)1 << 63))};
+    uint64_t n0, n1 = 0; /* the nonce's words (n1: its last 4 bytes, then zeros) */
+    u64x2 s;
+    uint8_t sb[AESFAST_BLOCK];
 
-    for (int i = 0; i < 8; i++) { /* little-endian bit lengths */
-        lens[i] = (uint8_t)(bits[0] >> (8 * i));
-        lens[8 + i] = (uint8_t)(bits[1] >> (8 * i));
-    }
-    aesfast_aead_finish(&c->st, &c->base.kernel->gcmsiv, &c->hkey, lens);
-    memcpy(s, c->st.acc, AESFAST_BLOCK);
-    for (int i = 0; i < SIV_NONCE; i++)
-        s[i] ^= c->nonce[i];
-    s[15] &= 0x7f;
-    c->base.kernel->encrypt_block(&c->enc_key, s, tag);
-    OPENSSL_cleanse(s, sizeof(s));
+    aesfast_aead_finish(&c->st, &c->base.kernel->gcmsiv, &c->hkey, (const uint8_t *)&lens);
+    memcpy(&n0, c->nonce, 8);
+    memcpy(&n1, c->nonce + 8, 4);
+    memcpy(&s, c->st.acc, sizeof(s));
+    s = (s ^ (u64x2){n0, n1}) & low127;
+    memcpy(sb, &s, sizeof(sb));
+    c->base.kernel->encrypt_block(&c->enc_key, sb, tag);
+    OPENSSL_cleanse(sb, sizeof(sb));
 }
 
 /* out = in ^ the keystream whose first counter block is the tag with the top bit set. */
@@ -197,8 +212,7 @@ static void siv_ctr(siv_ctx *c, const uint8_t tag[SIV_TAG], const uint8_t *in, u
     uint8_t ctr[AESFAST_BLOCK];
     size_t nblocks = len / AESFAST_BLOCK;
 
-    memcpy(ctr, tag, AESFAST_BLOCK);
-    ctr[15] |= 0x80;
+    siv_first_ctr(ctr, tag);
     k->gcmsiv.ctr(&c->enc_key, ctr, in, out, nblocks);
     if (len % AESFAST_BLOCK != 0) {
         keystream ks;
@@ -210,22 +224,13 @@ static void siv_ctr(siv_ctx *c, const uint8_t tag[SIV_TAG], const uint8_t *in, u
     }
 }
 
-/* Opening: CTR and POLYVAL in one pass, then the tag check. On a mismatch nothing of the
- * plaintext stays: not the output, nor the blocks the stream queued for the hash, its partial
- * block or its keystream. */
-static int siv_open(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
+/* The end of an open: ok says whether want, the tag of the plaintext, is the tag received. On
+ * a mismatch nothing of the plaintext stays: not the output, nor the blocks the stream queued
+ * for the hash, its partial block or its keystream. */
+static int siv_opened(siv_ctx *c, uint8_t *out, size_t len, const uint8_t want[SIV_TAG])
 {
-    const aesfast_kernel *k = c->base.kernel;
-    uint8_t want[SIV_TAG];
-    int ok;
+    int ok = CRYPTO_memcmp(want, c->tag, SIV_TAG) == 0;
 
-    memcpy(c->st.ctr, c->tag, AESFAST_BLOCK);
-    c->st.ctr[15] |= 0x80;
-    if (len > 0)
-        aesfast_aead_crypt(&c->st, k, &k->gcmsiv, &c->enc_key, &c->hkey, in, out, len, 1);
-    siv_tag(c, want);
-    ok = CRYPTO_memcmp(want, c->tag, SIV_TAG) == 0;
-    OPENSSL_cleanse(want, sizeof(want));
     c->phase = ok ? SIV_DONE : SIV_FAILED;
     if (!ok) {
         if (len > 0)
@@ -237,9 +242,56 @@ static int siv_open(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
     return ok;
 }
 
+/* Opening: CTR and POLYVAL in one pass, then the tag check. */
+static int siv_open(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
+{
+    const aesfast_kernel *k = c->base.kernel;
+    uint8_t want[SIV_TAG];
+    int ok;
+
+    siv_first_ctr(c->st.ctr, c->tag);
+    if (len > 0)
+        aesfast_aead_crypt(&c->st, k, &k->gcmsiv, &c->enc_key, &c->hkey, in, out, len, 1);
+    siv_tag(c, want);
+    ok = siv_opened(c, out, len, want);
+    OPENSSL_cleanse(want, sizeof(want));
+    return ok;
+}
+
+/* A message the tier's short kernels take in one call (the AAD all queued, and few blocks in
+ * all): seal or open it. -1 if they do not take it. */
+static int siv_short(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
+{
+    const aesfast_kernel *k = c->base.kernel;
+    const uint8_t *aad;
+    size_t naad;
+    aesfast_gcmsiv_msg m;
+    int ok = 1;
+
+    if (k->gcmsiv_seal_short == NULL || len >= AESFAST_BLOCK * (size_t)k->gcmsiv_short_blocks
+        || (aad = aesfast_aead_queued_aad(&c->st, &naad)) == NULL
+        || naad + (len + AESFAST_BLOCK - 1) / AESFAST_BLOCK + 1 > k->gcmsiv_short_blocks)
+        return -1;
+    m = (aesfast_gcmsiv_msg){c->nonce, c->auth, aad, in, out, naad, c->st.aadlen, len, {0}};
+    if (c->base.enc) {
+        k->gcmsiv_seal_short(&c->enc_key, &m);
+        memcpy(c->tag, m.tag, SIV_TAG);
+        c->tag_state = TAG_MADE;
+        c->phase = SIV_DONE;
+    } else {
+        memcpy(m.tag, c->tag, SIV_TAG);
+        k->gcmsiv_open_short(&c->enc_key, &m);
+        ok = siv_opened(c, out, len, m.tag);
+    }
+    OPENSSL_cleanse(m.tag, sizeof(m.tag));
+    return ok;
+}
+
 /* The message's data, whole: seal (POLYVAL, then CTR) or open (CTR + POLYVAL, then verify). */
 static int siv_data(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
 {
+    int ok;
+
     if (c->phase != SIV_AAD) {
         if (!c->speed) {
             AESFAST_RAISE(c->base.prov, AESFAST_R_ONE_DATA_UPDATE,
@@ -259,6 +311,8 @@ static int siv_data(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
     if (!aesfast_cipher_need_tag(&c->base, c->tag_state == TAG_EXPECTED,
                                  "tag before the data: it is the initial counter"))
         return 0;
+    if ((ok = siv_short(c, out, in, len)) >= 0)
+        return ok;
     siv_powers(c, len);
     if (!c->base.enc)
         return siv_open(c, out, in, len);
@@ -364,7 +418,7 @@ AESFAST_HOOK aesfast_param_result gcmsiv_get(aesfast_cipher_ctx *b, OSSL_PARAM *
                       p->data_size);
         return AESFAST_PARAM_FAILED;
     }
-    return aesfast_param_done(OSSL_PARAM_set_octet_string(p, c->tag, SIV_TAG));
+    return aesfast_param_done(aesfast_param_set_octets(p, c->tag, SIV_TAG));
 }
 
 /* Settable as in the default provider: "tag" (16 bytes; kept only for opening), "speed", and

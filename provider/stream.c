@@ -152,6 +152,20 @@ static void pad_part(aead_stream *s, unsigned int from)
     memset(s->part + from, 0, AESFAST_BLOCK - from);
 }
 
+const uint8_t *aesfast_aead_queued_aad(aead_stream *s, size_t *nblocks)
+{
+    if (s->in_data || s->aadlen != (uint64_t)s->npend * AESFAST_BLOCK + s->aad_part
+        || (s->aad_part != 0 && s->npend == AEAD_PENDING))
+        return NULL;
+    *nblocks = s->npend;
+    if (s->aad_part != 0) { /* the partial block, padded, after the queue (not in it) */
+        pad_part(s, s->aad_part);
+        memcpy(s->pend + s->npend * AESFAST_BLOCK, s->part, AESFAST_BLOCK);
+        ++*nblocks;
+    }
+    return s->pend;
+}
+
 /* The first data byte ends the AAD: its last partial block is hashed, zero-padded. */
 static void end_aad(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey)
 {

@@ -40,6 +40,12 @@ static inline uint64_t aesfast_be64(uint64_t v)
 #endif
 }
 
+/* Little-endian <-> host order of a 64-bit word. */
+static inline uint64_t aesfast_le64(uint64_t v)
+{
+    return __builtin_bswap64(aesfast_be64(v));
+}
+
 /* Keystream of a partial block. num is 0..15; 0 means no leftover. */
 typedef struct keystream {
     uint8_t ks[AESFAST_BLOCK];
@@ -120,6 +126,10 @@ void aesfast_aead_resume(aead_stream *s, const aesfast_aead_kernel *f, const aes
 
 /* 0 if aesfast_aead_aad(s, ..., len) would only queue its blocks and call no hash kernel. */
 int aesfast_aead_aad_hashes(const aead_stream *s, size_t len);
+
+/* If no AAD has been hashed yet and no data has come: the AAD queued, as *nblocks whole blocks
+ * (the last zero-padded) at the pointer returned; else NULL. The stream stays as it was. */
+const uint8_t *aesfast_aead_queued_aad(aead_stream *s, size_t *nblocks);
 
 /* AAD bytes (only before the data: the caller checks in_data). */
 void aesfast_aead_aad(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,

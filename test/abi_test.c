@@ -417,6 +417,50 @@ static void test_aead(const aesfast_kernel *k, const aesfast_aead_kernel *g, con
     free(hk_direct);
 }
 
+/* GCM-SIV's short-message kernels (when the tier has them): messages of 0..2 AAD blocks and
+ * data lengths up to the tier's bound, at each stack skew, in place and not; out and the tag
+ * against a direct call. key serves as the nonce's encryption key, H comes at random. */
+static void test_gcmsiv_short(const aesfast_kernel *k, const aesfast_key *key, size_t kl,
+                              uint8_t *in, uint8_t *out, uint8_t *want)
+{
+    uint8_t nonce[12], auth[16], aad[2 * 16];
+    uint64_t args[NARGS] = {0};
+    char detail[120];
+
+    if (k->gcmsiv_seal_short == NULL)
+        return;
+    for (size_t naad = 0; naad <= 2; naad++) {
+        for (size_t len = 0; 16 * (naad + 1) + len <= 16 * (size_t)k->gcmsiv_short_blocks;
+             len += 1 + len / 2) {
+            for (int t = 0; t < 4; t++) {
+                const int open = t / 2, in_place = t % 2;
+                aesfast_gcmsiv_short_fn *fn = open ? k->gcmsiv_open_short : k->gcmsiv_seal_short;
+                aesfast_gcmsiv_msg m, direct;
+                uint8_t *o = in_place ? in : out;
+
+                tiers_fill(nonce, 12);
+                tiers_fill(auth, 16);
+                tiers_fill(aad, sizeof(aad));
+                tiers_fill(in, len);
+                direct = (aesfast_gcmsiv_msg){nonce, auth, aad, in, want, naad, 16 * naad, len,
+                                              {0}};
+                tiers_fill(direct.tag, 16);
+                m = direct;
+                m.out = o;
+                fn(key, &direct);
+                args[0] = PTR(key), args[1] = PTR(&m);
+                snprintf(detail, sizeof(detail), "%zu-byte key, %zu AAD blocks, %zu bytes%s", kl,
+                         naad, len, in_place ? ", in place" : "");
+                check(k, open ? "gcmsiv_open_short" : "gcmsiv_seal_short", (abi_fn *)fn, args,
+                      detail);
+                record(memcmp(m.tag, direct.tag, 16) == 0 && (len == 0 || memcmp(o, want, len) == 0),
+                       "%s: the short GCM-SIV kernel through the trampoline differs from a direct "
+                       "call", k->name, detail);
+            }
+        }
+    }
+}
+
 /* gcm_seal_msg and gcm_open_msg, where the tier has them: data of bytes around one group of
  * powers and past it (the main loop), queues of 0..31 blocks, in place and not, at each skew;
  * out and the whole message state against a direct call. */
@@ -524,6 +568,7 @@ static void test_tier(const aesfast_kernel *k)
         test_aead(k, &k->gcm, "gcm", 0, &key, kl, in, out, want);
         test_gcm_msg(k, &key, kl, in, out, want);
         test_aead(k, &k->gcmsiv, "gcmsiv", 1, &key, kl, in, out, want);
+        test_gcmsiv_short(k, &key, kl, in, out, want);
     }
     printf("abi_test: %-12s %s (%d checks)\n", k->name, failed == before_failed ? "ok" : "FAILED",
            passed + failed - before_passed - before_failed);

@@ -393,6 +393,103 @@ static void run_gcmsiv_case(const aesfast_kernel *k, int ki)
     }
 }
 
+/* A whole GCM-SIV message from the nonce's keys, composed from the generic tier's functions
+ * (everything defined): what gcmsiv_seal_short (seal) and _open_short compute into out and
+ * m->tag. */
+static void gcmsiv_short_ref(const aesfast_key *ek, aesfast_gcmsiv_msg *m, uint8_t *out, int seal)
+{
+    const aesfast_kernel *g = aesfast_kernel_by_name("generic");
+    static uint8_t pt[16 * 64], ks[16 * 64];
+    aesfast_hash_key *hk = &hkey;
+    uint8_t acc[16] = {0}, ctr[16], lens[16];
+    size_t nb = (m->len + 15) / 16;
+
+    memset(pt, 0, sizeof(pt));
+    memset(ks, 0, sizeof(ks));
+    memcpy(ctr, m->tag, 16);
+    ctr[15] |= 0x80;
+    g->gcmsiv.ctr(ek, ctr, ks, ks, nb);
+    for (size_t i = 0; i < m->len; i++)
+        pt[i] = seal ? m->in[i] : (uint8_t)(m->in[i] ^ ks[i]);
+    g->gcmsiv.hash_init(hk, m->auth);
+    g->gcmsiv.hash(hk, acc, m->aad, m->naad);
+    g->gcmsiv.hash(hk, acc, pt, nb);
+    for (int i = 0; i < 8; i++) {
+        lens[i] = (uint8_t)(m->aadlen * 8 >> (8 * i));
+        lens[8 + i] = (uint8_t)(m->len * 8 >> (8 * i));
+    }
+    g->gcmsiv.hash(hk, acc, lens, 1);
+    for (int i = 0; i < 12; i++)
+        acc[i] ^= m->nonce[i];
+    acc[15] &= 0x7f;
+    g->encrypt_block(ek, acc, m->tag);
+    if (seal) {
+        memcpy(ctr, m->tag, 16);
+        ctr[15] |= 0x80;
+        g->gcmsiv.ctr(ek, ctr, m->in, out, nb);
+    } else {
+        memcpy(out, pt, m->len);
+    }
+}
+
+/* The short-message kernels with everything secret (round keys, H, nonce, AAD, data, tag
+ * received) on a spread of AAD block counts and data lengths up to the tier's bound: no secret
+ * branch or address, out and the tag tainted, both right. */
+static void run_gcmsiv_short(const aesfast_kernel *k, int ki)
+{
+    static const size_t lens[] = {0, 1, 15, 16, 17, 31, 33, 64, 100, 200, 255, 480};
+    const size_t keylen = 16 + 8 * (size_t)ki;
+    static uint8_t want[480 + 16];
+    uint8_t nonce[12], auth[16], aad[2 * 16], tag[16];
+    aesfast_key ek;
+    char what[160];
+    unsigned e;
+
+    if (k->gcmsiv_seal_short == NULL)
+        return;
+    aesfast_generic_set_key(&ek, raw_keys[ki], keylen);
+    for (size_t naad = 0; naad <= 2; naad++) {
+        for (size_t c = 0; c < sizeof(lens) / sizeof(lens[0]); c++) {
+            const size_t len = lens[c];
+            if (naad + (len + 15) / 16 + 1 > k->gcmsiv_short_blocks)
+                continue;
+            for (int seal = 0; seal <= 1; seal++) {
+                uint8_t *ip = inbuf + len % 16, *op = seal ? outbuf + (len * 3) % 16 : ip;
+                aesfast_gcmsiv_msg m;
+
+                memcpy(nonce, ctr0, 12);
+                memcpy(auth, h0, 16);
+                memcpy(aad, plain + 1000, sizeof(aad));
+                memcpy(tag, acc0, 16);
+                m = (aesfast_gcmsiv_msg){nonce, auth, aad, plain, want, naad, 16 * naad - naad,
+                                         len, {0}};
+                memcpy(m.tag, tag, 16);
+                gcmsiv_short_ref(&ek, &m, want, seal);
+                memcpy(tag, m.tag, 16); /* the expected tag */
+                m = (aesfast_gcmsiv_msg){nonce, auth, aad, ip, op, naad, 16 * naad - naad, len,
+                                         {0}};
+                memcpy(m.tag, acc0, 16);
+                load(ip, plain, len, 1);
+                secret(nonce, 12, 1);
+                secret(auth, 16, 1);
+                secret(aad, sizeof(aad), 1);
+                secret(m.tag, 16, 1);
+                secret_round_keys(&ek);
+                snprintf(what, sizeof(what), "%s AES-%zu GCM-SIV %s_short, %zu AAD blocks, %zu "
+                         "bytes", k->name, 8 * keylen, seal ? "seal" : "open", naad, len);
+                e = VALGRIND_COUNT_ERRORS;
+                (seal ? k->gcmsiv_seal_short : k->gcmsiv_open_short)(&ek, &m);
+                after_call(e, op, want, len, len > 0, what, "output");
+                after_call(VALGRIND_COUNT_ERRORS, m.tag, tag, 16, 1, what, "tag");
+                VALGRIND_MAKE_MEM_DEFINED(&ek, sizeof(ek));
+                VALGRIND_MAKE_MEM_DEFINED(nonce, 12);
+                VALGRIND_MAKE_MEM_DEFINED(auth, 16);
+                VALGRIND_MAKE_MEM_DEFINED(aad, sizeof(aad));
+            }
+        }
+    }
+}
+
 /* GCM's one-call kernels (gcm_seal_msg, gcm_open_msg), where the tier has them, with the key,
  * the table, acc, the queued blocks, the input and (flags 0) J0 secret, on data lengths around
  * the tier's groups and tails and queues of 0..3 blocks; a public J0 (a 12-byte IV's) stays
@@ -531,37 +628,49 @@ static void run_cases(const aesfast_kernel *k,
             fn(k, ki, cs[c].secrets, cs[c].name);
 }
 
+/* One line of results: the checks since (f0, p0) on what. */
+static void report(const aesfast_kernel *k, const char *what, int f0, int p0)
+{
+    printf("ct_test: %-12s %s: %s (%d checks)\n", k->name, what,
+           check_failed == f0 ? "ok" : "FAILED", check_passed + check_failed - p0 - f0);
+}
+
 /* Every check on one tier (CPUID, as memcheck presents it, says this CPU runs it). */
 static void test_tier(const aesfast_kernel *k)
 {
     int f0 = check_failed, p0 = check_passed;
+    char what[256];
 
     check_fips197(k);
     run_cases(k, run_case, cases, sizeof(cases) / sizeof(cases[0]));
-    printf("ct_test: %-12s set_key, encrypt_block, ctr32_xor x AES-128/192/256 x "
-           "%zu block counts (0..40, 100, %d) x secrets {all, raw key, exp key, input, "
-           "counter}: %s (%d checks)\n", k->name, ncounts, MAXBLOCKS,
-           check_failed == f0 ? "ok" : "FAILED", check_passed + check_failed - p0 - f0);
+    snprintf(what, sizeof(what), "set_key, encrypt_block, ctr32_xor x AES-128/192/256 x %zu "
+             "block counts (0..40, 100, %d) x secrets {all, raw key, exp key, input, counter}",
+             ncounts, MAXBLOCKS);
+    report(k, what, f0, p0);
     f0 = check_failed, p0 = check_passed;
     run_cases(k, run_gcm_case, gcm_cases, sizeof(gcm_cases) / sizeof(gcm_cases[0]));
-    printf("ct_test: %-12s gcm hash_init, hash, ctr_then_hash, hash_then_ctr x AES-128/192/256 "
-           "x %zu block counts x secrets {all, exp key, H, H table, acc, input, counter}: %s "
-           "(%d checks)\n", k->name, ncounts, check_failed == f0 ? "ok" : "FAILED",
-           check_passed + check_failed - p0 - f0);
+    snprintf(what, sizeof(what), "gcm hash_init, hash, ctr_then_hash, hash_then_ctr x "
+             "AES-128/192/256 x %zu block counts x secrets {all, exp key, H, H table, acc, input, "
+             "counter}", ncounts);
+    report(k, what, f0, p0);
     f0 = check_failed, p0 = check_passed;
     for (int ki = 0; ki < 3; ki++)
         run_gcm_msg_case(k, ki);
     if (k->gcm_seal_msg != NULL)
-        printf("ct_test: %-12s gcm_seal_msg, gcm_open_msg x AES-128/192/256 x 19 lengths "
-               "(0..4003 bytes) x J0 secret or public, the rest secret: %s (%d checks)\n",
-               k->name, check_failed == f0 ? "ok" : "FAILED",
-               check_passed + check_failed - p0 - f0);
+        report(k, "gcm_seal_msg, gcm_open_msg x AES-128/192/256 x 19 lengths (0..4003 bytes) x "
+               "J0 secret or public, the rest secret", f0, p0);
     f0 = check_failed, p0 = check_passed;
     for (int ki = 0; ki < 3; ki++)
         run_gcmsiv_case(k, ki);
-    printf("ct_test: %-12s gcmsiv polyval_init, polyval, ctr32le_xor, ctr_then_hash, derive x "
-           "AES-128/192/256 x 13 block counts, all secret: %s (%d checks)\n", k->name,
-           check_failed == f0 ? "ok" : "FAILED", check_passed + check_failed - p0 - f0);
+    report(k, "gcmsiv polyval_init, polyval, ctr32le_xor, ctr_then_hash, derive x "
+           "AES-128/192/256 x 13 block counts, all secret", f0, p0);
+    if (k->gcmsiv_seal_short != NULL) {
+        f0 = check_failed, p0 = check_passed;
+        for (int ki = 0; ki < 3; ki++)
+            run_gcmsiv_short(k, ki);
+        report(k, "gcmsiv seal_short, open_short x AES-128/192/256 x 0..2 AAD blocks x data "
+               "lengths to the bound, all secret", f0, p0);
+    }
 }
 
 int main(int argc, char **argv)

@@ -53,6 +53,8 @@
  * 3.2+: on 3.0 the program exits 77, skipped, with the reason):
  *   - a key size and key, a 12-byte nonce, AAD of 0..1 KiB, data as for GCM (mostly 0..512 bytes,
  *     some up to 64 KiB) plus 1..4 MiB in 1 case of every 4000 and 10000 (--max-len reduces all);
+ *     but the first 9369 cases sweep every data length 0..1040 bytes with AAD of 0, 1, 13, 16,
+ *     17, 127, 128, 129 and 144 bytes (the short-message kernels' bounds and the stream's queue);
  *   - the reference: the default provider's seal in one update each, on a fresh provider context;
  *   Each case seals, opens and, half the time, opens with one bit of the tag, the AAD or the
  *   ciphertext flipped, each on both providers in lockstep (results, output lengths, outputs
@@ -1728,6 +1730,12 @@ static const char *const siv_algs[3] = {"AES-128-GCM-SIV", "AES-192-GCM-SIV", "A
 #define SIV_SPEED_PERIOD 20 /* case 5 of every this many: the "speed" parameter, 2..4 messages */
 #define SIV_SPEED_MAX 4
 #define SIV_BIG_PERIOD 4000 /* case 1009 of every this many: 1..4 MiB (besides gcm_gen_len's) */
+/* The first cases sweep lengths instead: every data length 0..SIV_SWEEP_LEN (0..65 blocks, past
+ * the short-message kernels' bounds) with each AAD length of siv_sweep_aad (none, partial
+ * blocks, the stream's 8-block queue and one past it). */
+#define SIV_SWEEP_LEN 1040
+static const size_t siv_sweep_aad[] = {0, 1, 13, 16, 17, 127, 128, 129, 144};
+#define SIV_SWEEP (sizeof(siv_sweep_aad) / sizeof(siv_sweep_aad[0]) * (SIV_SWEEP_LEN + 1))
 
 struct scase {
     uint64_t index;
@@ -1806,6 +1814,11 @@ static void siv_gen(struct harness *h, struct scase *c, tu_rng *r)
     c->len = gcm_gen_len(r, c->index);
     if (c->index % SIV_BIG_PERIOD == 1009)
         c->len = ((size_t)1 << 20) + tu_rng_below(r, ((uint64_t)3 << 20) + 1);
+    if (c->index < SIV_SWEEP) {
+        c->aadlen = siv_sweep_aad[c->index / (SIV_SWEEP_LEN + 1)];
+        c->len = c->index % (SIV_SWEEP_LEN + 1);
+        tu_rng_fill(r, c->aad, c->aadlen);
+    }
     if (h->max_len != 0)
         c->len %= h->max_len + 1;
     c->pt = tu_xmalloc(c->len);

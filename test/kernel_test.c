@@ -868,6 +868,194 @@ static void test_gcmsiv_tier(const aesfast_kernel *k)
     free(hk_ref);
 }
 
+/* ---- GCM-SIV's short-message kernels, against RFC 8452 made from AES-ECB and POLYVAL ---- */
+
+/* out = in ^ the GCM-SIV keystream from tag (its top bit set: the first counter block). */
+static void siv_tag_ctr(const uint8_t *enc, size_t kl, const uint8_t tag[16], const uint8_t *in,
+                        uint8_t *out, size_t len)
+{
+    uint8_t ctr[16], *ks = calloc((len + 15) / 16 + 1, 16);
+
+    memcpy(ctr, tag, 16);
+    ctr[15] |= 0x80;
+    ctr32le_reference(enc, kl, ctr, ks, ks, (len + 15) / 16);
+    for (size_t i = 0; i < len; i++)
+        out[i] = in[i] ^ ks[i];
+    free(ks);
+}
+
+/* A whole GCM-SIV message (RFC 8452, section 4) from libcrypto's AES-ECB and the portable
+ * POLYVAL (checked against RFC 8452 above). Seal: tag and out from in. Open: out from in with
+ * the keystream of tag, and tag replaced by the tag of that plaintext (what the short open
+ * computes for its caller to compare). Also the nonce's keys, for the kernels. */
+static void gcmsiv_reference(const uint8_t *key, size_t kl, const uint8_t nonce[12],
+                             const uint8_t *aad, size_t aadlen, const uint8_t *in, uint8_t *out,
+                             size_t len, uint8_t tag[16], int seal, uint8_t auth[16],
+                             aesfast_key *enc_key)
+{
+    uint8_t blocks[6 * 16] = {0}, enc[32], acc[16] = {0}, s[16], lens[16], pad[16];
+    size_t nb = (len + 15) / 16;
+    uint8_t *pt = calloc(nb + 1, 16);
+    aesfast_hash_key *hk = malloc(sizeof(*hk));
+
+    for (int j = 0; j < 6; j++) {
+        blocks[16 * j] = (uint8_t)j;
+        memcpy(blocks + 16 * j + 4, nonce, 12);
+    }
+    ecb(key, kl, blocks, blocks, 6);
+    memcpy(auth, blocks, 8);
+    memcpy(auth + 8, blocks + 16, 8);
+    for (size_t j = 0; j < kl / 8; j++)
+        memcpy(enc + 8 * j, blocks + 16 * (j + 2), 8);
+    aesfast_generic_set_key(enc_key, enc, kl);
+    if (!seal) /* the plaintext first: the keystream of the tag received */
+        siv_tag_ctr(enc, kl, tag, in, pt, len);
+    else
+        memcpy(pt, in, len);
+    aesfast_generic_polyval_init(hk, auth);
+    aesfast_generic_polyval(hk, acc, aad, aadlen / 16);
+    if (aadlen % 16 != 0) {
+        memset(pad, 0, 16);
+        memcpy(pad, aad + aadlen - aadlen % 16, aadlen % 16);
+        aesfast_generic_polyval(hk, acc, pad, 1);
+    }
+    aesfast_generic_polyval(hk, acc, pt, nb); /* pt is zero past len */
+    for (int i = 0; i < 8; i++) {
+        lens[i] = (uint8_t)((uint64_t)aadlen * 8 >> (8 * i));
+        lens[8 + i] = (uint8_t)((uint64_t)len * 8 >> (8 * i));
+    }
+    aesfast_generic_polyval(hk, acc, lens, 1);
+    for (int i = 0; i < 16; i++)
+        s[i] = (uint8_t)(acc[i] ^ (i < 12 ? nonce[i] : 0));
+    s[15] &= 0x7f;
+    ecb(enc, kl, s, s, 1);
+    if (seal)
+        siv_tag_ctr(enc, kl, s, in, out, len);
+    else
+        memcpy(out, pt, len);
+    memcpy(tag, s, 16);
+    free(pt);
+    free(hk);
+}
+
+/* One short seal or open of naad AAD blocks (aadlen bytes) and len data bytes, at offsets in
+ * misaligned buffers, in place or not, the tag received (open) with its counter word at lo. */
+static void test_gcmsiv_short_case(const aesfast_kernel *k, size_t kl, size_t aadlen, size_t len,
+                                   int seal, int inplace, size_t off, uint32_t lo)
+{
+    size_t naad = (aadlen + 15) / 16;
+    uint8_t key[32], nonce[12], want_tag[16], auth[16];
+    uint8_t *aad = calloc(naad + 1, 16), *buf = malloc(2 * len + 64 + off);
+    uint8_t *in = buf + off, *out = inplace ? in : buf + off + len + 32, *want = malloc(len + 1);
+    aesfast_key enc_key;
+    aesfast_gcmsiv_msg m;
+
+    tiers_fill(key, kl);
+    tiers_fill(nonce, 12);
+    tiers_fill(aad, aadlen); /* the rest of the last block stays zero */
+    tiers_fill(in, len);
+    memset(out + len, 0x5a, inplace ? 0 : 32);
+    memset(&m, 0, sizeof(m));
+    if (!seal) {
+        tiers_fill(m.tag, 16);
+        for (int i = 0; i < 4; i++)
+            m.tag[i] = (uint8_t)(lo >> (8 * i));
+    }
+    memcpy(want_tag, m.tag, 16);
+    gcmsiv_reference(key, kl, nonce, aad, aadlen, in, want, len, want_tag, seal, auth, &enc_key);
+    m.nonce = nonce;
+    m.auth = auth;
+    m.aad = aad;
+    m.naad = naad;
+    m.aadlen = aadlen;
+    m.in = in;
+    m.out = out;
+    m.len = len;
+    (seal ? k->gcmsiv_seal_short : k->gcmsiv_open_short)(&enc_key, &m);
+    CHECK(memcmp(out, want, len) == 0 && memcmp(m.tag, want_tag, 16) == 0,
+          "%s: GCM-SIV short %s, %zu-byte key, %zu bytes of AAD, %zu of data%s, offset %zu%s",
+          k->name, seal ? "seal" : "open", kl, aadlen, len, inplace ? " in place" : "", off,
+          seal ? "" : ", counter word given");
+    CHECK(inplace || (out[len] == 0x5a && out[len + 31] == 0x5a),
+          "%s: GCM-SIV short %s wrote past the output (%zu bytes)", k->name,
+          seal ? "seal" : "open", len);
+    free(aad);
+    free(buf);
+    free(want);
+}
+
+/* The short kernels' buffers flush against PROT_NONE pages (at_end) or right after one: a read
+ * or write past the AAD, the input or the output dies (guard_fault). */
+static void test_gcmsiv_short_guarded(const aesfast_kernel *k, size_t aadlen, size_t len,
+                                      int seal, int at_end)
+{
+    size_t naad = (aadlen + 15) / 16;
+    uint8_t key[16], nonce[12], auth[16], want_tag[16] = {0};
+    guarded aad, in, out;
+    uint8_t *want = malloc(len + 1);
+    aesfast_key enc_key;
+    aesfast_gcmsiv_msg m;
+
+    guarded_alloc(&aad, 16 * naad, at_end);
+    guarded_alloc(&in, len, at_end);
+    guarded_alloc(&out, len, at_end);
+    tiers_fill(key, 16);
+    tiers_fill(nonce, 12);
+    memset(aad.p, 0, 16 * naad);
+    tiers_fill(aad.p, aadlen);
+    tiers_fill(in.p, len);
+    gcmsiv_reference(key, 16, nonce, aad.p, aadlen, in.p, want, len, want_tag, seal, auth,
+                     &enc_key);
+    m = (aesfast_gcmsiv_msg){nonce, auth, aad.p, in.p, out.p, naad, aadlen, len, {0}};
+    snprintf(guard_case, sizeof(guard_case), "%s, GCM-SIV short %s, %zu bytes of AAD, %zu of "
+             "data, buffers %s", k->name, seal ? "seal" : "open", aadlen, len,
+             at_end ? "ending at a guard page" : "starting after one");
+    guard_watch(0, "AAD", &aad);
+    guard_watch(1, "input", &in);
+    guard_watch(2, "output", &out);
+    (seal ? k->gcmsiv_seal_short : k->gcmsiv_open_short)(&enc_key, &m);
+    CHECK(memcmp(out.p, want, len) == 0 && memcmp(m.tag, want_tag, 16) == 0 &&
+              guarded_untouched(&out, len),
+          "guarded GCM-SIV short: wrong output or a write outside it: %s", guard_case);
+    memset(guard_bufs, 0, sizeof(guard_bufs));
+    guarded_free(&aad);
+    guarded_free(&in);
+    guarded_free(&out);
+    free(want);
+}
+
+/* Every AAD block count and data length the short kernels take, and one block past them (the
+ * provider's to compose: not called), for each key size; seal and open, in place and not,
+ * misaligned, open's counter near its 32-bit wrap. */
+static void test_gcmsiv_short(const aesfast_kernel *k)
+{
+    static const size_t keylens[] = {16, 24, 32};
+    size_t max = k->gcmsiv_short_blocks;
+
+    if (k->gcmsiv_seal_short == NULL || k->gcmsiv_open_short == NULL) {
+        CHECK(k->gcmsiv_seal_short == NULL && k->gcmsiv_open_short == NULL && max == 0,
+              "%s: GCM-SIV short kernels: one without the other", k->name);
+        return;
+    }
+    CHECK(max >= 2 && max <= 64, "%s: gcmsiv_short_blocks %zu", k->name, max);
+    for (size_t naad = 0; naad <= AESFAST_HASH_FEW && naad + 1 <= max; naad++) {
+        for (size_t len = 0; 16 * (naad + 1) + len <= 16 * max; len++) {
+            size_t kl = keylens[(naad + len) % 3];
+            size_t aadlen = naad == 0 ? 0 : 16 * naad - (len % 3 == 0 ? 0 : len % 16);
+            int seal = (int)(len % 2), inplace = len % 5 == 0;
+            uint32_t lo = 0xffffffffu - (uint32_t)(tiers_rng() % 40);
+            test_gcmsiv_short_case(k, kl, aadlen, len, seal, inplace, len % 7, lo);
+            test_gcmsiv_short_case(k, kl, aadlen, len, !seal, !inplace, (len + 3) % 64, lo);
+        }
+    }
+    for (int at_end = 0; at_end <= 1; at_end++)
+        for (size_t naad = 0; naad <= 2; naad++)
+            for (size_t len = 0; 16 * (naad + 1) + len <= 16 * max; len += 1 + len / 3)
+                for (int seal = 0; seal <= 1; seal++)
+                    test_gcmsiv_short_guarded(k, naad == 0 ? 0 : 16 * naad - 3, len, seal,
+                                              at_end);
+}
+
 static void test_tier(const aesfast_kernel *k)
 {
     static const size_t keylens[] = {16, 24, 32};
@@ -891,6 +1079,7 @@ static void test_tier(const aesfast_kernel *k)
     test_gcm_tier(k);
     test_gcm_msg_tier(k);
     test_gcmsiv_tier(k);
+    test_gcmsiv_short(k);
     printf("kernel_test: %-12s %s (%d checks)\n", k->name,
            check_failed == failed_before ? "ok" : "FAILED",
            check_passed + check_failed - checks_before);

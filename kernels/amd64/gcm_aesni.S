@@ -997,5 +997,345 @@ AESFAST_END(aesfast_vaes_avx2_gcm_seal_last)
 AESFAST_FUNC(aesfast_vaes_avx2_gcm_open_last)
         _gcm_last       0, 1
 AESFAST_END(aesfast_vaes_avx2_gcm_open_last)
+/* ---- GCM-SIV's short messages -------------------------------------------------------------- */
+
+/*
+ * A whole message of n <= SIV_SHORT_BLOCKS blocks (AAD, data, lengths block) in one call (see
+ * aesfast_kernel.h): the blocks are gathered into the frame as one sequence (AAD, whole data
+ * blocks, the last partial block zero-padded, the lengths block; 16-byte stores that the hash's
+ * 16-byte loads take from the store buffer), hashed r = n mod 8 blocks first, then 8 at a time,
+ * one reduction each (_ghash_var, _ghash_8), against K_1..K_min(n, 8) made in the frame by a
+ * tree three multiplies deep instead of a chain. A partial block is read and written as GCM's
+ * last blocks are (_last_gather, _last_scatter): nothing outside the buffers is touched. The
+ * frame (the sequence, the powers and the counter slots) is wiped before the return.
+ */
+#define SIV_SHORT_BLOCKS 32
+#define SIV_KTAB (16*9)                         /* K_1..K_8 and their Karatsuba words */
+#define SIV_SEQ (SIV_KTAB + 256)                /* the blocks to hash, in order */
+#define SIV_VARS (SIV_SEQ + 16*SIV_SHORT_BLOCKS)
+#define S_KEY (SIV_VARS)(%rsp)                  /* the encryption key */
+#define S_MSG (SIV_VARS+8)(%rsp)                /* the aesfast_gcmsiv_msg * */
+#define S_N (SIV_VARS+16)(%rsp)                 /* blocks in the sequence */
+#define S_M (SIV_VARS+24)(%rsp)                 /* powers made: min(n, 8) */
+#define S_R (SIV_VARS+32)(%rsp)                 /* len % 16 */
+#define S_NDW (SIV_VARS+40)(%rsp)               /* whole data blocks */
+#define SIV_FRAME (SIV_VARS + 48 + 8)           /* 8 mod 16: rsp 16-aligned inside */
+
+        AESFAST_RODATA
+        .p2align 4
+.Lsiv_msb:                                      /* bit 127: the tag's, as the first counter */
+        .quad 0, 0x8000000000000000
+.Lsiv_low127:                                   /* all but bit 127: S's */
+        .quad -1, 0x7fffffffffffffff
+.Lsiv_keep:                                     /* at 16 - r: the mask of r bytes */
+        .quad -1, -1, 0, 0
+        .text
+
+/* The frame, the arguments saved, and the counts: n, min(n, 8), len % 16, whole data blocks. */
+.macro _siv_enter
+        sub             $SIV_FRAME, %rsp
+        mov             %rdi, S_KEY
+        mov             %rsi, S_MSG
+        mov             AESFAST_SIV_LEN(%rsi), %rax
+        mov             %rax, %rcx
+        and             $15, %rcx
+        mov             %rcx, S_R
+        shr             $4, %rax
+        mov             %rax, S_NDW
+        add             $15, %rcx
+        shr             $4, %rcx                        /* 1 if there is a partial block */
+        lea             1(%rax, %rcx), %rax
+        add             AESFAST_SIV_NAAD(%rsi), %rax
+        mov             %rax, S_N
+        mov             $8, %ecx
+        cmp             %rcx, %rax
+        cmova           %rcx, %rax
+        mov             %rax, S_M
+.endm
+
+/* HI = \a * \b (the Montgomery product, schoolbook). Clobbers LO, MID, T0-T2. */
+.macro _siv_mul a, b
+        movdqa          \a, LO
+        pclmulqdq       $0x00, \b, LO
+        movdqa          \a, HI
+        pclmulqdq       $0x11, \b, HI
+        movdqa          \a, MID
+        pclmulqdq       $0x01, \b, MID
+        movdqa          \a, T1
+        pclmulqdq       $0x10, \b, T1
+        pxor            T1, MID
+        _ghash_reduce   T0
+.endm
+
+/* K_n = \k into the frame's table, with its Karatsuba word. */
+.macro _siv_kstore n, k
+        movdqa          \k, HPOW(\n)
+        pshufd          $0x4e, \k, T0
+        pxor            \k, T0
+        movdqa          T0, HKAR(\n)
+.endm
+
+/* HTBL = the frame's table, K_1 = H .. K_min(n, 8): K_2; K_3, K_4 from it; K_5..K_8 from K_4.
+ * X0-X3 hold K_1..K_4. */
+.macro _siv_powers
+        lea             SIV_KTAB(%rsp), HTBL
+        mov             S_MSG, %rax
+        mov             AESFAST_SIV_AUTH(%rax), %rax
+        movdqu          (%rax), X0
+        _siv_kstore     1, X0
+        cmpq            $2, S_M
+        jb              .Ldone\@
+        _siv_mul        X0, X0
+        movdqa          HI, X1
+        _siv_kstore     2, X1
+        cmpq            $3, S_M
+        jb              .Ldone\@
+        _siv_mul        X1, X0
+        movdqa          HI, X2
+        _siv_kstore     3, X2
+        cmpq            $4, S_M
+        jb              .Ldone\@
+        _siv_mul        X1, X1
+        movdqa          HI, X3
+        _siv_kstore     4, X3
+        _siv_power_k4   5, X0, .Ldone\@
+        _siv_power_k4   6, X1, .Ldone\@
+        _siv_power_k4   7, X2, .Ldone\@
+        _siv_power_k4   8, X3, .Ldone\@
+.Ldone\@:
+.endm
+
+/* K_\n = K_4 (X3) * \k, if S_M asks for it; else on to \done. */
+.macro _siv_power_k4 n, k, done
+        cmpq            $\n, S_M
+        jb              \done
+        _siv_mul        X3, \k
+        _siv_kstore     \n, HI
+.endm
+
+/* \cnt (clobbered) blocks from \src to \dst, both advanced. */
+.macro _siv_copy src, dst, cnt
+        test            \cnt, \cnt
+        jz              .Ldone\@
+.Lloop\@:
+        movdqu          (\src), T0
+        movdqa          T0, (\dst)
+        add             $16, \src
+        add             $16, \dst
+        dec             \cnt
+        jnz             .Lloop\@
+.Ldone\@:
+.endm
+
+/* \dst = the r = S_R (1..15) bytes at \p, zero-padded, by _last_gather (nothing past them is
+ * read). Clobbers rax, rcx, rdi, r9, r10, r11 (and T0). */
+.macro _siv_load_tail dst, p
+        mov             \p, LIN
+        mov             S_R, LLEN
+        _last_gather
+        movdqa          T0, \dst
+.endm
+
+/* The r = S_R bytes of \src to \p, by _last_scatter. Clobbers rdi, r8, r9, r10, r11 (and T1). */
+.macro _siv_store_tail src, p
+        movdqa          \src, T1
+        mov             \p, LOUT
+        mov             S_R, LLEN
+        _last_scatter
+.endm
+
+/* The sequence: the AAD blocks, then S_NDW data blocks from \data (a register; clobbered), then
+ * (\tail: seal) the partial block from where they end, then the lengths block. */
+.macro _siv_gather data, tail
+        lea             SIV_SEQ(%rsp), %r11
+        mov             S_MSG, %rdx
+        mov             AESFAST_SIV_AAD(%rdx), %rax
+        mov             AESFAST_SIV_NAAD(%rdx), %r10
+        _siv_copy       %rax, %r11, %r10
+        mov             S_NDW, %r10
+        _siv_copy       \data, %r11, %r10
+        cmpq            $0, S_R
+        je              .Llens\@
+.if \tail
+        mov             %r11, %rdx
+        _siv_load_tail  T2, \data
+        movdqa          T2, (%rdx)
+        mov             %rdx, %r11
+        mov             S_MSG, %rdx
+.endif
+        add             $16, %r11                       /* (open: the block is there) */
+.Llens\@:
+        movq            AESFAST_SIV_AADLEN(%rdx), T0
+        pinsrq          $1, AESFAST_SIV_LEN(%rdx), T0
+        psllq           $3, T0                          /* the bit lengths, little-endian */
+        movdqa          T0, (%r11)
+.endm
+
+/* HI = POLYVAL of the sequence: n mod 8 blocks, then 8 at a time. */
+.macro _siv_hash
+        lea             SIV_KTAB(%rsp), HTBL
+        pxor            HI, HI
+        lea             SIV_SEQ(%rsp), %r11
+        mov             S_N, %r10
+        _ghash_var      %r11, %r10, %rax, siv
+        shr             $3, %r10
+        jz              .Ldone\@
+.Lloop\@:
+        _ghash_8        0, %r11, siv
+        add             $128, %r11
+        dec             %r10
+        jnz             .Lloop\@
+.Ldone\@:
+.endm
+
+/* KEY, RKEND. */
+.macro _siv_key
+        mov             S_KEY, KEY
+        movl            ROUNDS_MEM, RKENDD
+        shl             $4, RKEND
+        add             KEY, RKEND
+.endm
+
+/* X0 = AES(X0) except for the first AddRoundKey (done). Needs KEY, RKEND. */
+.macro _siv_aes_block
+        _aes_long_key_rounds 1, ROUNDS_MEM
+.irp j, 9,8,7,6,5,4,3,2,1
+        _aesenc_mem     \j, 1
+.endr
+        movdqu          (RKEND), RKT
+        aesenclast      RKT, X0
+.endm
+
+/* X0 = the tag from HI = POLYVAL, stored to the message's tag. */
+.macro _siv_tag
+        mov             S_MSG, %rdx
+        mov             AESFAST_SIV_NONCE(%rdx), %rax
+        movq            (%rax), T1
+        pinsrd          $2, 8(%rax), T1
+        pxor            T1, HI
+        pand            .Lsiv_low127(%rip), HI
+        _siv_key
+        movdqa          HI, X0
+        pxor            (KEY), X0
+        _siv_aes_block
+        movdqu          X0, AESFAST_SIV_TAG(%rdx)
+.endm
+
+/* CTR over the message's whole data blocks from the tag in X0 (IN, OUT left at the partial
+ * block); then X0 = the partial block's keystream. Needs KEY, RKEND. */
+.macro _siv_ctr
+        por             .Lsiv_msb(%rip), X0             /* the first counter block */
+        movd            X0, CTRWD
+        pxor            (KEY), X0
+        movdqa          X0, IVK_MEM
+        mov             S_MSG, %rdx
+        mov             AESFAST_SIV_IN(%rdx), IN
+        mov             AESFAST_SIV_OUT(%rdx), OUT
+        mov             S_NDW, NBLOCKS
+        sub             $8, NBLOCKS
+        jb              .Ltail\@
+.Lloop\@:
+        _gcm_ctr_n      siv, 8
+        sub             $8, NBLOCKS
+        jae             .Lloop\@
+.Ltail\@:
+        _gcm_ctr_tail   siv
+        _ctr_word       0, siv
+        movdqa          IVK_MEM, X0
+        pinsrd          $0, TW, X0
+        _siv_aes_block
+.endm
+
+/* The frame wiped (the sequence, the powers, the counter slots) and released. */
+.macro _siv_leave
+        pxor            T0, T0
+        lea             SIV_SEQ(%rsp), %rax
+        mov             S_N, %rcx
+.Lseq\@:
+        movdqa          T0, (%rax)
+        add             $16, %rax
+        dec             %rcx
+        jnz             .Lseq\@
+        lea             SIV_KTAB(%rsp), %rax
+        mov             S_M, %rcx
+.Lkeys\@:
+        movdqa          T0, (%rax)
+        movdqa          T0, 16(%rax)
+        add             $32, %rax
+        dec             %rcx
+        jnz             .Lkeys\@
+.irp i, 0,1,2,3,4,5,6,7,8
+        movdqa          T0, SLOT(\i)
+.endr
+        add             $SIV_FRAME, %rsp
+.endm
+
+/*
+ * void aesfast_aesni_gcmsiv_seal_short(const aesfast_key *key, aesfast_gcmsiv_msg *m);
+ *
+ * Seal a whole message (aesfast_kernel.h): the sequence, its POLYVAL, the tag, CTR from it.
+ */
+AESFAST_FUNC(aesfast_aesni_gcmsiv_seal_short)
+        _siv_enter
+        mov             AESFAST_SIV_IN(%rsi), %r8
+        _siv_gather     %r8, 1
+        _siv_powers
+        _siv_hash
+        _siv_tag
+        _siv_ctr
+        cmpq            $0, S_R
+        je              .Lseal_short_done
+        mov             S_MSG, %rdx
+        mov             AESFAST_SIV_NAAD(%rdx), %rax
+        add             S_NDW, %rax
+        shl             $4, %rax
+        movdqa          SIV_SEQ(%rsp, %rax), T1         /* the partial block, padded */
+        pxor            T1, X0
+        _siv_store_tail X0, OUT
+.Lseal_short_done:
+        _siv_leave
+        ret
+AESFAST_END(aesfast_aesni_gcmsiv_seal_short)
+
+/*
+ * void aesfast_aesni_gcmsiv_open_short(const aesfast_key *key, aesfast_gcmsiv_msg *m);
+ *
+ * Open a whole message: CTR from the tag received, then the sequence with the plaintext, its
+ * POLYVAL, and the tag of that plaintext into the message's tag.
+ */
+AESFAST_FUNC(aesfast_aesni_gcmsiv_open_short)
+        _siv_enter
+        _siv_powers
+        _siv_key
+        mov             S_MSG, %rdx
+        movdqu          AESFAST_SIV_TAG(%rdx), X0
+        _siv_ctr
+        cmpq            $0, S_R
+        je              .Lopen_short_gather
+        movdqa          X0, X1                          /* the keystream */
+        mov             OUT, %rdx
+        _siv_load_tail  T2, IN
+        mov             %rdx, OUT
+        pxor            T2, X1
+        mov             S_R, %rax
+        lea             .Lsiv_keep(%rip), %rcx
+        sub             %rax, %rcx
+        movdqu          16(%rcx), T1
+        pand            T1, X1                          /* the plaintext, zero-padded */
+        mov             S_MSG, %rdx
+        mov             AESFAST_SIV_NAAD(%rdx), %rax
+        add             S_NDW, %rax
+        shl             $4, %rax
+        movdqa          X1, SIV_SEQ(%rsp, %rax)
+        _siv_store_tail X1, OUT
+.Lopen_short_gather:
+        mov             S_MSG, %rdx
+        mov             AESFAST_SIV_OUT(%rdx), %r8
+        _siv_gather     %r8, 0
+        _siv_hash
+        _siv_tag
+        _siv_leave
+        ret
+AESFAST_END(aesfast_aesni_gcmsiv_open_short)
 
 #endif /* __x86_64__ */

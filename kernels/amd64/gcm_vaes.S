@@ -17,6 +17,8 @@
  *   aesfast_vaes_avx512_gcm_seal_msg(key, hkey, msg, in, out, len), _gcm_open_msg: GCM's
  *                                        message in one call (aesfast_gcm_msg; see "A message
  *                                        in one call" below).
+ *   aesfast_vaes_avx512_gcmsiv_seal_short(key, m), _open_short(key, m)   a whole GCM-SIV message
+ *                                        of up to 32 blocks (AAD, data, lengths) in one call.
  *
  * CPU features: those of the same tier's ctr32_xor (see vaes.S) and VPCLMULQDQ (CPUID leaf 7
  * ECX[10]). The 512-bit functions also use AVX512F (VPTERNLOGD, VEXTRACTI64X4, VSHUFI64X2,
@@ -159,6 +161,22 @@
  *   rest: at most 31 blocks, or 31 whole and a partial one, whose first vector is then a group
  *   of its own (H^4..H^1, a reduction), as 33 blocks with L would need H^33. The main loop's
  *   counters take the big-endian form when the provider says J0 is public (12-byte IVs).
+ * Short messages (GCM-SIV, 512-bit)
+ *   A message of n <= 32 blocks in all (the AAD's naad blocks, the data's nd and the lengths
+ *   block) is hashed with one reduction against powers made in registers, P_j = H^(4j+4) ..
+ *   H^(4j+1) for j < mvec = ceil(n / 4): hash_init's tree, only as deep as mvec needs, no table.
+ *   The blocks are laid out as a virtual sequence of 4 mvec blocks: 4 mvec - n zero blocks, the
+ *   AAD, the data, the lengths block last, so that the vector j from the end meets P_j whole,
+ *   whatever n. Each vector is loaded from where its blocks are, under byte masks: the AAD
+ *   from aad (whole blocks, padded by the caller), the data from in, both at offsets that may
+ *   lie before the buffers (the masked-off bytes are not read). With D the byte at which the
+ *   data begins, counted from the vector's start (48 - 16 nd for the last vector, 64 more for
+ *   each one before), the vector holds AAD bytes D - 16 naad .. D - 1 and data bytes D ..
+ *   D + len - 1; out is written the same way, and the counters of a vector's lanes are the tag's
+ *   plus the lanes' data block numbers (junk where there is no data). Seal hashes, makes the tag
+ *   and then runs CTR vector by vector; open runs CTR from the tag received and hashes each
+ *   vector's plaintext from the register, then makes the tag. Round keys are broadcast from
+ *   memory round by round (the loops are short, and the powers need the registers).
  *
  * Register roles, 256-bit (V = ymm):
  *   V0-V7  AES states                          V8   RKT: the current round key, and GHP_V: H
@@ -646,9 +664,9 @@
 .endm
 
 /* xmm0 = H' = y * Hrev mod P' (GHASH: a one-bit left shift, plus P' if bit 127 fell out), or H
- * itself (POLYVAL), from h at (%rsi). */
-.macro _hash_key hfmt
-        vmovdqu         (%rsi), %xmm0
+ * itself (POLYVAL), from h at \src: (%rsi), or a register. */
+.macro _hash_key hfmt, src=(%rsi)
+        vmovdqu         \src, %xmm0
 .ifc \hfmt, ghash
         vpshufb         .Lbswap128(%rip), %xmm0, %xmm0  /* Hrev */
         vpshufd         $0xff, %xmm0, %xmm1
@@ -666,9 +684,9 @@
 
 /* xmm0 = H' (see _hash_key), xmm1 = H'^2, ymm2 = [H'^2, H'^1] (a ymm, the higher power in lane
  * 0, as the tables hold them) and ymm3 = [H'^4, H'^3]: the first two levels of both widths'
- * trees; \t0..\t2 number the temporaries (xmm/ymm). */
-.macro _powers_4 hfmt, t0, t1, t2
-        _hash_key       \hfmt
+ * trees; \t0..\t2 number the temporaries (xmm/ymm); h comes from \src. */
+.macro _powers_4 hfmt, t0, t1, t2, src=(%rsi)
+        _hash_key       \hfmt, \src
         _mont_mul       %xmm0, %xmm0, %xmm1, %xmm\t0, %xmm\t1, %xmm\t2   /* H'^2 */
         vinserti128     $1, %xmm0, %ymm1, %ymm2                         /* [H'^2, H'^1] */
         vinserti128     $1, %xmm1, %ymm1, %ymm1                         /* H'^2 in both lanes */
@@ -1750,5 +1768,287 @@ AESFAST_END(aesfast_vaes_avx512_gcm_seal_msg)
 AESFAST_FUNC(aesfast_vaes_avx512_gcm_open_msg)
         _gcm32_msg      0
 AESFAST_END(aesfast_vaes_avx512_gcm_open_msg)
+
+/* ------------------------------------------------------------------------------------------ */
+/* GCM-SIV's short messages, 512-bit: a whole message in one call                             */
+/* ------------------------------------------------------------------------------------------ */
+
+        AESFAST_RODATA
+        .p2align 4
+.Lsiv_msb:                                      /* bit 127: the tag's as the first counter */
+        .quad 0, 0x8000000000000000
+.Lsiv_clear_msb:                                /* all but bit 127: S's */
+        .quad -1, 0x7fffffffffffffff
+        .text
+
+/* The short-message functions' slots in the red zone (leaf functions: the 128 bytes below %rsp
+ * are theirs). */
+#define SIV_NA16 -8(%rsp)                       /* 16 naad */
+#define SIV_MVEC -16(%rsp)                      /* vectors of the virtual sequence */
+#define SIV_MSG -24(%rsp)                       /* the aesfast_gcmsiv_msg * */
+#define SIV_LEN -32(%rsp)                       /* len */
+#define SIV_NEGD -40(%rsp)                      /* NEGD of the last vector */
+#define SIV_ND3 -48(%rsp)                       /* ceil(len / 16) - 3 */
+
+/* Their registers (see "Short messages" at the top of this file), over _set_gcm32_regs'. */
+.macro _set_siv_regs
+        _set_gcm32_regs
+        .set            MSG,      %rsi          /* the aesfast_gcmsiv_msg *; then a temporary */
+        .set            AADE,     %r8           /* the AAD's end: aad + 16 naad */
+        .set            INP,      %r9           /* in */
+        .set            OUTP,     %r11          /* out */
+        .set            NEGD,     %r10          /* -D: the vector at D hashes in[-D..], the AAD
+                                                 * at AADE - D.., and is stored to out - D.. */
+        .set            ROUNDS,   %eax          /* the encryption key's rounds */
+        .set            ROUNDSQ,  %rax
+        .set            RKEND,    %rdi          /* the encryption key; then its last round key */
+        .set            SX,       %zmm12        /* the vector hashed (GA) */
+        .set            SV,       V0            /* AES state */
+        .set            AUTHX,    %xmm8         /* the authentication key (before the sums) */
+        .set            NONCEX,   %xmm6         /* the nonce, zero-extended */
+        .set            LENS,     %xmm7         /* the lengths block */
+        .set            RK0_X,    %xmm27
+        .set            CTRV,     CTRN          /* the counter blocks of the vector at D */
+.irp i, 0,1,2,3,4,5,6,7
+        .set            P\i,      CT\i          /* H^(4i+4) .. H^(4i+1) */
+.endr
+.endm
+
+/* \x = max(0, min(64, \x)), signed; clobbers %rsi. */
+.macro _clamp64 x
+        xor             %esi, %esi
+        test            \x, \x
+        cmovs           %rsi, \x
+        mov             $64, %esi
+        cmp             %rsi, \x
+        cmovg           %rsi, \x
+.endm
+
+/* \k = the bytes b = 0..63 with \lo <= b < \hi (signed; both clobbered, %rsi too). */
+.macro _byte_mask lo, hi, k
+        _clamp64        \lo
+        _clamp64        \hi
+        mov             $-1, %rsi
+        bzhi            \lo, %rsi, \lo
+        bzhi            \hi, %rsi, \hi
+        xor             \lo, \hi
+        kmovq           \hi, \k
+.endm
+
+/* k3 = the data bytes of the vector at D = -NEGD: D .. D + len - 1. Clobbers rcx, rdx, rsi. */
+.macro _siv_data_mask
+        mov             NEGD, %rcx
+        neg             %rcx
+        mov             SIV_LEN, %rdx
+        add             %rcx, %rdx
+        _byte_mask      %rcx, %rdx, %k3
+.endm
+
+/* k2 = its AAD bytes: D - 16 naad .. D - 1. Clobbers rcx, rdx, rsi. */
+.macro _siv_aad_mask
+        mov             NEGD, %rcx
+        neg             %rcx
+        mov             %rcx, %rdx
+        sub             SIV_NA16, %rdx
+        _byte_mask      %rdx, %rcx, %k2
+.endm
+
+/* Entry: the red-zone slots, AADE, INP, OUTP, NEGD (the last vector's), LENS, NONCEX and
+ * AUTHX. */
+.macro _siv_setup
+        mov             MSG, SIV_MSG
+        mov             AESFAST_SIV_LEN(MSG), %rcx
+        mov             %rcx, SIV_LEN
+        lea             15(%rcx), %rdx
+        shr             $4, %rdx                        /* nd = ceil(len / 16) */
+        lea             -3(%rdx), %rax
+        mov             %rax, SIV_ND3
+        shl             $4, %rdx
+        lea             -48(%rdx), NEGD                 /* the last vector's D = 48 - 16 nd */
+        mov             NEGD, SIV_NEGD
+        mov             AESFAST_SIV_NAAD(MSG), %rax
+        shl             $4, %rax
+        mov             %rax, SIV_NA16
+        lea             64(%rdx, %rax), %rdx
+        shr             $6, %rdx                        /* mvec = ceil((naad + nd + 1) / 4) */
+        mov             %rdx, SIV_MVEC
+        mov             AESFAST_SIV_AAD(MSG), AADE
+        add             %rax, AADE
+        mov             AESFAST_SIV_IN(MSG), INP
+        mov             AESFAST_SIV_OUT(MSG), OUTP
+        vmovq           AESFAST_SIV_AADLEN(MSG), LENS
+        vpinsrq         $1, %rcx, LENS, LENS
+        vpsllq          $3, LENS, LENS                  /* the bit lengths, little-endian */
+        mov             AESFAST_SIV_NONCE(MSG), %rax
+        vmovq           (%rax), NONCEX
+        vpinsrd         $2, 8(%rax), NONCEX, NONCEX
+        mov             AESFAST_SIV_AUTH(MSG), %rax
+        vmovdqu         (%rax), AUTHX
+.endm
+
+/* P0..P(mvec-1) from AUTHX: the tree of hash_init, as far as mvec needs. */
+.macro _siv_powers
+        _powers_4       polyval, 13, 14, 15, src=AUTHX
+        vinserti64x4    $1, %ymm2, %zmm3, P0            /* H^4 .. H^1 */
+        mov             SIV_MVEC, %rax
+        _siv_power      1, 0, .Ldone\@, 0              /* times H^4 */
+        _siv_power      2, 0, .Ldone\@, 1              /* times H^8 */
+        _siv_power      3, 1, .Ldone\@
+        _siv_power      4, 0, .Ldone\@, 3              /* times H^16 */
+        _siv_power      5, 1, .Ldone\@
+        _siv_power      6, 2, .Ldone\@
+        _siv_power      7, 3, .Ldone\@
+.Ldone\@:
+.endm
+
+/* P\n = P\src times GB: first, with \from, the highest power of P\from in every lane of GB.
+ * On to \done if mvec (%rax) is \n. */
+.macro _siv_power n, src, done, from
+        cmp             $\n, %rax
+        je              \done
+.ifnb \from
+        vshufi64x2      $0, P\from, P\from, GB
+.endif
+        _mont_mul       P\src, GB, P\n, GT0, GT1, GT2
+.endm
+
+/* ROUNDS, RKEND, RK0, RKLAST of the encryption key at RKEND, and CSTEP. */
+.macro _siv_load_key
+        vbroadcasti32x4 (RKEND), RK0
+        movl            AESFAST_KEY_ROUNDS(RKEND), ROUNDS
+        mov             ROUNDSQ, %rdx
+        shl             $4, %rdx
+        add             %rdx, RKEND
+        vbroadcasti32x4 (RKEND), RKLAST
+        _vbroadcasti128 .Lctr_step4(%rip), CSTEP
+.endm
+
+/* CTRV = the counter blocks of the last vector, from the tag in %xmm1 (clobbered): its lane l
+ * holds data block nd - 3 + l, so its counter is the tag with bit 127 set, plus nd - 3 + l. */
+.macro _siv_counters
+        vpor            .Lsiv_msb(%rip), %xmm1, %xmm1
+        vshufi32x4      $0, %zmm1, %zmm1, CTRV
+        vpaddd          .Llane_inc_ctr32le(%rip), CTRV, CTRV
+        vmovd           SIV_ND3, %xmm1
+        vshufi32x4      $0, %zmm1, %zmm1, %zmm1
+        vpaddd          %zmm1, CTRV, CTRV
+.endm
+
+/* SV = the keystream of CTRV ^ the data at INP - D (masked by k3), stored to OUTP - D. */
+.macro _siv_ctr_vec
+        vpxord          RK0, CTRV, SV
+        _aes_middle_rounds 1
+        vmovdqu8        (INP, NEGD), RKT{%k3}{z}
+        vpxord          RKT, RKLAST, RKT
+        vaesenclast     RKT, SV, SV
+        vmovdqu8        SV, (OUTP, NEGD){%k3}
+.endm
+
+/*
+ * Step \j of the hash (seal: \enc = 1, of the input; open: of the output, decrypted here): the
+ * vector at D, the (mvec - 1 - j)th of the virtual sequence, times P\j. Jumps to \done once
+ * mvec vectors are in the sums.
+ */
+.macro _siv_step enc, j, done
+.if \j
+        cmpq            $\j, SIV_MVEC
+        je              \done
+.endif
+        _siv_aad_mask
+        _siv_data_mask
+        vmovdqu8        (AADE, NEGD), SX{%k2}{z}
+.if \enc
+        vmovdqu8        (INP, NEGD), SX{%k3}
+.else
+        kortestq        %k3, %k3
+        jz              .Lno_data\@
+        _siv_ctr_vec
+        vmovdqu8        SV, SX{%k3}
+.Lno_data\@:
+        vpsubd          CSTEP, CTRV, CTRV
+.endif
+.if \j == 0
+        vinserti32x4    $3, LENS, SX, SX                /* the lengths block, last */
+.endif
+        _tail_hash      polyval, SX, P\j
+        sub             $64, NEGD
+.endm
+
+/* %xmm1 = the tag: AES of S = (POLYVAL ^ nonce) with bit 127 cleared, stored to tag. */
+.macro _siv_tag
+        vpxor           NONCEX, GACC_X, %xmm1
+        vpand           .Lsiv_clear_msb(%rip), %xmm1, %xmm1
+        vpxord          RK0_X, %xmm1, %xmm1
+        cmp             $12, ROUNDS
+        jb              .Lr128\@
+        je              .Lr192\@
+        vaesenc         -16*13(RKEND), %xmm1, %xmm1
+        vaesenc         -16*12(RKEND), %xmm1, %xmm1
+.Lr192\@:
+        vaesenc         -16*11(RKEND), %xmm1, %xmm1
+        vaesenc         -16*10(RKEND), %xmm1, %xmm1
+.Lr128\@:
+.irp j, 9,8,7,6,5,4,3,2,1
+        vaesenc         -16*\j(RKEND), %xmm1, %xmm1
+.endr
+        vaesenclast     (RKEND), %xmm1, %xmm1
+        mov             SIV_MSG, %rcx
+        vmovdqu         %xmm1, AESFAST_SIV_TAG(%rcx)
+.endm
+
+/*
+ * The body of aesfast_vaes_avx512_gcmsiv_seal_short (\enc = 1) and _open_short (0)(key, m):
+ * the powers, then seal: the hash, the tag, CTR from it; open: CTR from the tag received and
+ * the hash of its output, vector by vector, then the tag.
+ */
+.macro _gcmsiv_short_fn enc
+        _siv_setup
+        _siv_powers
+        vpxor           GLO_X, GLO_X, GLO_X
+        vpxor           GMI_X, GMI_X, GMI_X
+        vpxor           GHI_X, GHI_X, GHI_X
+.if \enc == 0
+        _siv_load_key
+        mov             SIV_MSG, %rcx
+        vmovdqu         AESFAST_SIV_TAG(%rcx), %xmm1
+        _siv_counters
+.endif
+.irp j, 0,1,2,3,4,5,6,7
+        _siv_step       \enc, \j, .Lhashed\@
+.endr
+.Lhashed\@:
+        _reduce32_a     kara=0
+        _reduce32_b
+.if \enc
+        _siv_load_key
+        _siv_tag
+        cmpq            $0, SIV_LEN
+        je              .Ldone\@
+        _siv_counters
+        mov             SIV_NEGD, NEGD
+.Lctr\@:
+        _siv_data_mask
+        kortestq        %k3, %k3
+        jz              .Ldone\@
+        _siv_ctr_vec
+        vpsubd          CSTEP, CTRV, CTRV
+        sub             $64, NEGD
+        jmp             .Lctr\@
+.else
+        _siv_tag
+.endif
+.Ldone\@:
+        vzeroupper
+        ret
+.endm
+
+        _set_siv_regs
+AESFAST_FUNC(aesfast_vaes_avx512_gcmsiv_seal_short)
+        _gcmsiv_short_fn 1
+AESFAST_END(aesfast_vaes_avx512_gcmsiv_seal_short)
+
+AESFAST_FUNC(aesfast_vaes_avx512_gcmsiv_open_short)
+        _gcmsiv_short_fn 0
+AESFAST_END(aesfast_vaes_avx512_gcmsiv_open_short)
 
 #endif /* __x86_64__ */
