@@ -328,7 +328,7 @@ GCM_SLOW void gcm_to_stream(gcm_ctx *c)
     memcpy(ctr, m->j0, AESFAST_BLOCK);
     aesfast_ctr32_add(ctr, CTR32_BE_LAST, (uint32_t)(1 + c->datalen / AESFAST_BLOCK));
     aesfast_aead_resume(s, &k->gcm, &c->hkey, m->acc, m->queue, queued, m->aadlen, c->datalen,
-                        ctr, CTR32_BE_LAST);
+                        ctr, CTR32_BE_LAST, AEAD_QUEUE_MAX); /* hash_init made every power */
     if (partial != 0) {
         memcpy(s->part, m->queue + AESFAST_BLOCK * queued, partial);
         k->encrypt_block(&c->base.key, s->ctr, s->ks.ks);
@@ -421,13 +421,24 @@ GCM_SLOW void gcm_data_more(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t 
     aesfast_aead_crypt(&c->st, k, &k->gcm, &c->base.key, &c->hkey, in, out, len, c->base.enc);
 }
 
+/* A few whole blocks on the stream (bulk updates of 16 to 112 bytes), inline: 0 for any other
+ * update. */
+GCM_FAST int gcm_data_few(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
+{
+    const aesfast_kernel *k = c->base.kernel;
+
+    return c->phase == MSG_STREAM
+           && aesfast_aead_crypt_few(&c->st, k, &k->gcm, &c->base.key, &c->hkey, in, out, len,
+                                     c->base.enc);
+}
+
 /* Data: the first update in one call, later ones on the stream. */
 GCM_FAST void gcm_data(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
 {
     if (c->phase == MSG_AAD) {
         gcm_msg(c, in, out, len);
         c->phase = MSG_ONE;
-    } else {
+    } else if (!gcm_data_few(c, out, in, len)) {
         gcm_data_more(c, out, in, len);
     }
     c->datalen += len;

@@ -299,9 +299,9 @@ static int siv_data(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
                           "message", c->base.name);
             return 0;
         }
-        c->st = c->after_aad; /* "speed": another whole message under the same nonce and AAD */
+        aesfast_aead_copy(&c->st, &c->after_aad); /* "speed": another whole message under the same nonce and AAD */
     } else {
-        c->after_aad = c->st; /* always: "speed" may be set after this update, as in OpenSSL */
+        aesfast_aead_copy(&c->after_aad, &c->st); /* always: "speed" may be set after this update, as in OpenSSL */
     }
     if (len > SIV_MAX) {
         AESFAST_RAISE(c->base.prov, AESFAST_R_MESSAGE_TOO_LONG,

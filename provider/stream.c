@@ -6,8 +6,9 @@
  * Blocks reach the hash in one of two ways. Runs of at least AEAD_PENDING whole blocks go
  * straight to the kernels (the stitched ones for data). Anything smaller - the AAD, a block
  * completed from two updates, the data of a small update - is copied to pend, and pend is hashed
- * in one call when it fills or when the message ends, together with the last partial block and
- * the lengths block. Small messages then cost one hash call, not one per block.
+ * in one call when it fills (qmax blocks) or when the message ends, together with the last
+ * partial block and the lengths block. Small messages then cost one hash call, not one per
+ * block, and small updates share one.
  */
 #include <string.h>
 
@@ -15,43 +16,13 @@
 
 #include "stream.h"
 
-/* The counter block is read and written whole (u32x4: see stream.h). */
-static uint32_t bswap32_if_le(uint32_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    return __builtin_bswap32(v);
-#else
-    return v;
-#endif
-}
-
-static uint32_t bswap32_if_be(uint32_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    return __builtin_bswap32(v);
-#else
-    return v;
-#endif
-}
-
-void aesfast_ctr32_add(uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt, uint32_t n)
-{
-    u32x4 v;
-
-    memcpy(&v, ctr, sizeof(v));
-    if (fmt == CTR32_BE_LAST)
-        v[3] = bswap32_if_le(bswap32_if_le(v[3]) + n);
-    else
-        v[0] = bswap32_if_be(bswap32_if_be(v[0]) + n);
-    memcpy(ctr, &v, sizeof(v));
-}
-
 void aesfast_aead_begin(aead_stream *s, const uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt)
 {
     memcpy(s->ctr, ctr, AESFAST_BLOCK);
     memset(s->acc, 0, sizeof(s->acc));
     s->ks.num = 0;
     s->npend = 0;
+    s->qmax = AEAD_PENDING;
     s->aad_part = 0;
     s->in_data = 0;
     s->aadlen = s->datalen = 0;
@@ -67,29 +38,22 @@ static void flush(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_ha
     }
 }
 
+void aesfast_aead_flush(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey)
+{
+    flush(s, f, hkey);
+}
+
 /* Queues n (< AEAD_PENDING) whole blocks for the hash, flushing first if they do not fit. */
 static void push(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
                  const uint8_t *blocks, size_t n)
 {
     uint8_t *to;
 
-    if (s->npend + n > AEAD_PENDING)
+    if (s->npend + n > s->qmax)
         flush(s, f, hkey);
     to = s->pend + s->npend * AESFAST_BLOCK;
     s->npend += (unsigned int)n;
-    /* Block by block, n < AEAD_PENDING: a memcpy of n * 16 bytes becomes rep movs, whose start-up
-     * took a 16-byte update longer than the rest of its work. */
-    switch (n) {
-    case 7: memcpy(to + 6 * AESFAST_BLOCK, blocks + 6 * AESFAST_BLOCK, AESFAST_BLOCK); /* fall through */
-    case 6: memcpy(to + 5 * AESFAST_BLOCK, blocks + 5 * AESFAST_BLOCK, AESFAST_BLOCK); /* fall through */
-    case 5: memcpy(to + 4 * AESFAST_BLOCK, blocks + 4 * AESFAST_BLOCK, AESFAST_BLOCK); /* fall through */
-    case 4: memcpy(to + 3 * AESFAST_BLOCK, blocks + 3 * AESFAST_BLOCK, AESFAST_BLOCK); /* fall through */
-    case 3: memcpy(to + 2 * AESFAST_BLOCK, blocks + 2 * AESFAST_BLOCK, AESFAST_BLOCK); /* fall through */
-    case 2: memcpy(to + AESFAST_BLOCK, blocks + AESFAST_BLOCK, AESFAST_BLOCK); /* fall through */
-    case 1: memcpy(to, blocks, AESFAST_BLOCK); /* fall through */
-    case 0: break;
-    default: memcpy(to, blocks, n * AESFAST_BLOCK); /* not reached: n < AEAD_PENDING */
-    }
+    aesfast_copy_few_blocks(to, blocks, n);
 }
 
 /* Whole blocks to be hashed: queued if few, else straight to the kernel (after the queue). */
@@ -107,9 +71,10 @@ static void hash_blocks(aead_stream *s, const aesfast_aead_kernel *f,
 void aesfast_aead_resume(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
                          const uint8_t acc[AESFAST_BLOCK], const uint8_t *blocks, size_t nblocks,
                          uint64_t aadlen, uint64_t datalen, const uint8_t ctr[AESFAST_BLOCK],
-                         ctr32_format fmt)
+                         ctr32_format fmt, unsigned int qmax)
 {
     aesfast_aead_begin(s, ctr, fmt);
+    s->qmax = qmax;
     memcpy(s->acc, acc, AESFAST_BLOCK);
     hash_blocks(s, f, hkey, blocks, nblocks);
     s->in_data = 1;
@@ -120,7 +85,7 @@ void aesfast_aead_resume(aead_stream *s, const aesfast_aead_kernel *f, const aes
 int aesfast_aead_aad_hashes(const aead_stream *s, size_t len)
 {
     /* The blocks it completes are pushed, and push flushes only when the queue overflows. */
-    return s->npend + (s->aad_part + len) / AESFAST_BLOCK >= AEAD_PENDING;
+    return s->npend + (s->aad_part + len) / AESFAST_BLOCK >= s->qmax;
 }
 
 void aesfast_aead_aad(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
@@ -155,7 +120,7 @@ static void pad_part(aead_stream *s, unsigned int from)
 const uint8_t *aesfast_aead_queued_aad(aead_stream *s, size_t *nblocks)
 {
     if (s->in_data || s->aadlen != (uint64_t)s->npend * AESFAST_BLOCK + s->aad_part
-        || (s->aad_part != 0 && s->npend == AEAD_PENDING))
+        || (s->aad_part != 0 && s->npend == s->qmax))
         return NULL;
     *nblocks = s->npend;
     if (s->aad_part != 0) { /* the partial block, padded, after the queue (not in it) */
@@ -262,6 +227,12 @@ void aesfast_aead_finish(aead_stream *s, const aesfast_aead_kernel *f, const aes
     flush(s, f, hkey);
     s->ks.num = 0;
     s->aad_part = 0;
+}
+
+void aesfast_aead_copy(aead_stream *dst, const aead_stream *src)
+{
+    memcpy(dst, src, offsetof(aead_stream, pend));
+    memcpy(dst->pend, src->pend, src->npend * AESFAST_BLOCK);
 }
 
 void aesfast_aead_wipe(aead_stream *s)

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "aesfast_kernel.h"
 
@@ -89,40 +90,82 @@ typedef enum {
     CTR32_LE_FIRST, /* GCM-SIV: little-endian in bytes 0..3 */
 } ctr32_format;
 
-/* ctr += n in the mode's 32-bit counter, modulo 2^32 (the other 12 bytes never change). */
-void aesfast_ctr32_add(uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt, uint32_t n);
+static inline uint32_t aesfast_bswap32_if_le(uint32_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return __builtin_bswap32(v);
+#else
+    return v;
+#endif
+}
+
+static inline uint32_t aesfast_bswap32_if_be(uint32_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return __builtin_bswap32(v);
+#else
+    return v;
+#endif
+}
+
+/* ctr += n in the mode's 32-bit counter, modulo 2^32 (the other 12 bytes never change). The
+ * counter block is read and written whole (u32x4). */
+static inline void aesfast_ctr32_add(uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt, uint32_t n)
+{
+    u32x4 v;
+
+    memcpy(&v, ctr, sizeof(v));
+    if (fmt == CTR32_BE_LAST)
+        v[3] = aesfast_bswap32_if_le(aesfast_bswap32_if_le(v[3]) + n);
+    else
+        v[0] = aesfast_bswap32_if_be(aesfast_bswap32_if_be(v[0]) + n);
+    memcpy(ctr, &v, sizeof(v));
+}
 
 /* Whole blocks that wait to be hashed together: small updates' AAD and data, and a message's
  * last blocks with its lengths block, go to the kernel in one call, so their multiplications by
  * H^n .. H^1 run side by side and share one reduction, instead of one dependent multiplication
- * and one call per block. So an AAD or data call of fewer than AEAD_PENDING whole blocks, and
- * aead_finish, hash at most AEAD_PENDING blocks per kernel call: hash_init_few's table is enough
- * for them (GCM-SIV builds the whole table only for a message that needs it). */
+ * and one call per block. So in a stream begun with aesfast_aead_begin, an AAD or data call of
+ * fewer than AEAD_PENDING whole blocks, and aead_finish, hash at most AEAD_PENDING blocks per
+ * kernel call: hash_init_few's table is enough for them (GCM-SIV builds the whole table only for
+ * a message that needs it). */
 #define AEAD_PENDING AESFAST_HASH_FEW
+
+/* A queue may hold more blocks than that where the hash key has all its powers (GCM's, from
+ * hash_init): a 64-byte update then pays an eighth of a hash call, not half of one. The runs
+ * queued stay under AEAD_PENDING blocks; only the flushes grow. */
+#define AEAD_QUEUE_MAX AESFAST_GCM_QUEUE
 
 typedef struct aead_stream {
     uint8_t ctr[AESFAST_BLOCK];  /* counter block of the next keystream block */
     uint8_t acc[AESFAST_BLOCK];  /* hash state, in the field's byte order */
-    uint8_t pend[AEAD_PENDING * AESFAST_BLOCK]; /* whole blocks not yet hashed into acc */
     uint8_t part[AESFAST_BLOCK]; /* bytes of the current partial block to be hashed */
     keystream ks;                /* its keystream (data only); ks.num == partial data bytes */
     unsigned int npend;          /* blocks in pend */
+    unsigned int qmax;           /* blocks pend takes before it is hashed: AEAD_PENDING, or up
+                                  * to AEAD_QUEUE_MAX (aesfast_aead_resume) */
     unsigned int aad_part;       /* bytes in part while still in the AAD */
     int in_data;                 /* 0 while AAD may still come */
     uint64_t aadlen, datalen;    /* bytes so far */
     ctr32_format fmt;
+    /* Last, so that aesfast_aead_copy moves only the blocks in it. */
+    _Alignas(AESFAST_BLOCK) uint8_t pend[AEAD_QUEUE_MAX * AESFAST_BLOCK]; /* whole blocks not
+                                                                          * yet hashed into acc */
 } aead_stream;
 
-/* A new message: acc = 0, nothing buffered, the first keystream block from ctr. */
+/* A new message: acc = 0, nothing buffered, the first keystream block from ctr; the queue
+ * hashed every AEAD_PENDING blocks. */
 void aesfast_aead_begin(aead_stream *s, const uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt);
 
 /* A message taken over in its data, after an update that a one-call kernel did (GCM): the hash
  * state acc, then nblocks whole blocks still to hash, the AAD and data lengths so far, and ctr
- * for the next keystream block; no partial block yet (the caller sets part, ks if there is one). */
+ * for the next keystream block; no partial block yet (the caller sets part, ks if there is one).
+ * The queue is hashed every qmax (AEAD_PENDING..AEAD_QUEUE_MAX) blocks: more than AEAD_PENDING
+ * only for a hash key with all its powers. */
 void aesfast_aead_resume(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
                          const uint8_t acc[AESFAST_BLOCK], const uint8_t *blocks, size_t nblocks,
                          uint64_t aadlen, uint64_t datalen, const uint8_t ctr[AESFAST_BLOCK],
-                         ctr32_format fmt);
+                         ctr32_format fmt, unsigned int qmax);
 
 /* 0 if aesfast_aead_aad(s, ..., len) would only queue its blocks and call no hash kernel. */
 int aesfast_aead_aad_hashes(const aead_stream *s, size_t len);
@@ -151,6 +194,69 @@ void aesfast_aead_hash_only(aead_stream *s, const aesfast_aead_kernel *f,
  * lens is the mode's lengths block (GCM: bit lengths, big-endian; POLYVAL: little-endian). */
 void aesfast_aead_finish(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
                          const uint8_t lens[AESFAST_BLOCK]);
+
+/* Hashes the queued blocks into acc (when the queue is full). */
+void aesfast_aead_flush(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey);
+
+/* to = n (< AEAD_PENDING) whole blocks from blocks, block by block: a memcpy of n * 16 bytes
+ * becomes rep movs, whose start-up took a 16-byte update longer than the rest of its work. */
+static inline void aesfast_copy_few_blocks(uint8_t *to, const uint8_t *blocks, size_t n)
+{
+    switch (n) {
+    case 7: memcpy(to + 6 * AESFAST_BLOCK, blocks + 6 * AESFAST_BLOCK, AESFAST_BLOCK); /* fall through */
+    case 6: memcpy(to + 5 * AESFAST_BLOCK, blocks + 5 * AESFAST_BLOCK, AESFAST_BLOCK); /* fall through */
+    case 5: memcpy(to + 4 * AESFAST_BLOCK, blocks + 4 * AESFAST_BLOCK, AESFAST_BLOCK); /* fall through */
+    case 4: memcpy(to + 3 * AESFAST_BLOCK, blocks + 3 * AESFAST_BLOCK, AESFAST_BLOCK); /* fall through */
+    case 3: memcpy(to + 2 * AESFAST_BLOCK, blocks + 2 * AESFAST_BLOCK, AESFAST_BLOCK); /* fall through */
+    case 2: memcpy(to + AESFAST_BLOCK, blocks + AESFAST_BLOCK, AESFAST_BLOCK); /* fall through */
+    case 1: memcpy(to, blocks, AESFAST_BLOCK); /* fall through */
+    case 0: break;
+    default: memcpy(to, blocks, n * AESFAST_BLOCK); /* not reached: n < AEAD_PENDING */
+    }
+}
+
+/* aesfast_aead_crypt's usual small update, for the caller to inline: 1..AEAD_PENDING - 1 whole
+ * blocks with no partial block before them, into the queue. 0 (nothing done) for any other. A
+ * single block's keystream is made in its queue slot, which then takes the block to hash: no
+ * keystream is left in memory, and the 16-byte update makes one kernel call. */
+static inline int aesfast_aead_crypt_few(aead_stream *s, const aesfast_kernel *kern,
+                                         const aesfast_aead_kernel *f, const aesfast_key *key,
+                                         const aesfast_hash_key *hkey, const uint8_t *in,
+                                         uint8_t *out, size_t len, int hash_out)
+{
+    size_t n = len / AESFAST_BLOCK;
+    uint8_t *slot;
+
+    if (len % AESFAST_BLOCK != 0 || n - 1 >= AEAD_PENDING - 1 || s->ks.num != 0 || !s->in_data)
+        return 0;
+    if (s->npend + n > s->qmax)
+        aesfast_aead_flush(s, f, hkey);
+    slot = s->pend + s->npend * AESFAST_BLOCK;
+    if (n == 1) {
+        u64x2 x, y;
+
+        kern->encrypt_block(key, s->ctr, slot);
+        memcpy(&x, in, sizeof(x)); /* before out (maybe == in) is written */
+        memcpy(&y, slot, sizeof(y));
+        y ^= x;
+        memcpy(out, &y, sizeof(y));
+        memcpy(slot, hash_out ? &y : &x, sizeof(y));
+    } else {
+        if (!hash_out)
+            aesfast_copy_few_blocks(slot, in, n); /* a copy: out may be in */
+        f->ctr(key, s->ctr, in, out, n);
+        if (hash_out)
+            aesfast_copy_few_blocks(slot, out, n);
+    }
+    s->npend += (unsigned int)n;
+    s->datalen += len;
+    aesfast_ctr32_add(s->ctr, s->fmt, (uint32_t)n);
+    return 1;
+}
+
+/* dst = src, the queue's blocks in use only (a struct copy would move all its room, with rep
+ * movs: GCM-SIV saves the stream after the AAD in every message). */
+void aesfast_aead_copy(aead_stream *dst, const aead_stream *src);
 
 /* Wipes the stream (keystream, buffered bytes, hash state). */
 void aesfast_aead_wipe(aead_stream *s);

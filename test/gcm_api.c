@@ -466,6 +466,59 @@ static void t_stream(int ki, int enc, int inplace)
     free2(r, t);
 }
 
+/*
+ * Bulk updates: a message of 100 blocks and 7 bytes in updates of k = 1..9 whole blocks (the
+ * stream queues runs of up to 7 for the hash and hashes the queue every 32 blocks, so every k
+ * crosses that point several times, at every place in a run), once with a 1-byte and a 15-byte
+ * update between them (a partial block, then whole blocks again); each update, the final and
+ * the tag as default's.
+ */
+static void t_bulk(int ki, int enc)
+{
+    enum { BLOCKS = 100, TAIL = 7, SPLIT_AT = 40 * 16 };
+    static unsigned char aad[13], msg[BLOCKS * 16 + TAIL], ct[sizeof(msg)];
+    unsigned char key[32], iv[12], tag[16];
+    EVP_CIPHER_CTX *r = EVP_CIPHER_CTX_new(), *t = EVP_CIPHER_CTX_new();
+    char what[96];
+
+    scope = enc ? "bulk-encrypt" : "bulk-decrypt";
+    fill(key, sizeof(key));
+    fill(iv, sizeof(iv));
+    fill(aad, sizeof(aad));
+    fill(msg, sizeof(msg));
+    CHECK(ref_gcm(ki, 1, key, iv, 12, aad, sizeof(aad), msg, sizeof(msg), ct, tag, 16),
+          "reference seal");
+    for (size_t k = 1; k <= 9; k++) {
+        for (int split = 0; split < 2; split++) {
+            const unsigned char *in = enc ? msg : ct;
+            size_t off = 0, n;
+
+            reset2(r, t);
+            if (!init2("init", r, t, ki, enc, key, iv, 1)
+                || !aad2("AAD", r, t, aad, sizeof(aad)))
+                continue;
+            while (off < sizeof(msg)) {
+                n = sizeof(msg) - off < k * 16 ? sizeof(msg) - off : k * 16;
+                if (split && off == SPLIT_AT)
+                    n = 1;
+                else if (split && off == SPLIT_AT + 1)
+                    n = 15;
+                snprintf(what, sizeof(what), "runs of %zu blocks%s: %zu bytes at %zu", k,
+                         split ? ", split" : "", n, off);
+                if (!data2(what, r, t, in + off, n, (int)k & 1))
+                    break;
+                off += n;
+            }
+            if (off < sizeof(msg) || (!enc && !settag2("set tag", r, t, 16, tag)))
+                continue;
+            snprintf(what, sizeof(what), "runs of %zu blocks%s: final", k, split ? ", split" : "");
+            if (final2(what, r, t) && enc)
+                gettag2(what, r, t, 16, NULL);
+        }
+    }
+    free2(r, t);
+}
+
 /* Every length from 0 to 300 in one update, AAD of every length from 0 to 80, and a few large
  * ones: one-shot seal on T equals default, and T opens it (a wrong tag fails). */
 static void t_lengths(int ki)
@@ -1895,6 +1948,8 @@ int main(int argc, char **argv)
         t_stream(ki, 0, 0);
         t_stream(ki, 1, 1);
         t_stream(ki, 0, 1);
+        t_bulk(ki, 1);
+        t_bulk(ki, 0);
         t_lengths(ki);
         t_one_call(ki);
         t_ivlen(ki);
