@@ -8,7 +8,9 @@
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 #include <openssl/params.h>
+#include <openssl/proverr.h>
 
 #include "cipher.h"
 
@@ -190,6 +192,16 @@ aesfast_param_result aesfast_param_set_iv(OSSL_PARAM *p, const uint8_t *iv, size
 
 /* ---- algorithm parameters ----------------------------------------------------------------- */
 
+/* An algorithm parameter that could not be set (the caller asked for another type). The
+ * algorithm's get_params has no provider context to raise aesfast's reasons through, so it
+ * raises libcrypto's own, as the default provider does (and 3.5's OSSL_PARAM setters do by
+ * themselves; 3.0's do not). */
+static int set_failed(void)
+{
+    ERR_raise(ERR_LIB_PROV, PROV_R_FAILED_TO_SET_PARAMETER);
+    return 0;
+}
+
 int aesfast_cipher_get_params(OSSL_PARAM params[], const aesfast_mode *mode, size_t keylen)
 {
     const struct {
@@ -207,20 +219,20 @@ int aesfast_cipher_get_params(OSSL_PARAM params[], const aesfast_mode *mode, siz
 
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) != NULL
         && !OSSL_PARAM_set_uint(p, mode->evp_mode))
-        return 0;
+        return set_failed();
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) != NULL
         && !OSSL_PARAM_set_size_t(p, keylen))
-        return 0;
+        return set_failed();
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) != NULL
         && !OSSL_PARAM_set_size_t(p, mode->ivlen))
-        return 0;
+        return set_failed();
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) != NULL
         && !OSSL_PARAM_set_size_t(p, 1))
-        return 0;
+        return set_failed();
     for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
         if ((p = OSSL_PARAM_locate(params, flags[i].key)) != NULL
             && !OSSL_PARAM_set_int(p, flags[i].value))
-            return 0;
+            return set_failed();
     return 1;
 }
 

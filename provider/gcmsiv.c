@@ -119,6 +119,19 @@ static void siv_derive(siv_ctx *c)
     OPENSSL_cleanse(&t, sizeof(t));
 }
 
+/* A new key: nothing derived from the old one stays. The per-nonce keys are overwritten by the
+ * next derivation, but the table of powers only when something is hashed through it, which
+ * messages the short kernels take never do; and a key may come without a nonce. Re-keying is
+ * rare, so everything is wiped at once. */
+static void siv_forget_key(siv_ctx *c)
+{
+    if (c->powers != SIV_POWERS_NONE)
+        OPENSSL_cleanse(&c->hkey, sizeof(c->hkey));
+    c->powers = SIV_POWERS_NONE;
+    OPENSSL_cleanse(&c->enc_key, sizeof(c->enc_key));
+    OPENSSL_cleanse(c->auth, sizeof(c->auth));
+}
+
 /* Before AAD or data of len bytes that will be hashed: the powers of H their hash calls read.
  * Building the table is most of a small message's per-nonce cost, so it waits until the stream
  * hashes something, and then builds only what that needs: calls of fewer than AEAD_PENDING
@@ -254,6 +267,7 @@ static int siv_open(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
         aesfast_aead_crypt(&c->st, k, &k->gcmsiv, &c->enc_key, &c->hkey, in, out, len, 1);
     siv_tag(c, want);
     ok = siv_opened(c, out, len, want);
+    aesfast_aead_wipe_data(&c->st); /* (all of it is wiped already if the tag failed) */
     OPENSSL_cleanse(want, sizeof(want));
     return ok;
 }
@@ -318,6 +332,7 @@ static int siv_data(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
         return siv_open(c, out, in, len);
     aesfast_aead_hash_only(&c->st, &c->base.kernel->gcmsiv, &c->hkey, in, len);
     siv_tag(c, c->tag);
+    aesfast_aead_wipe_data(&c->st);
     c->tag_state = TAG_MADE;
     siv_ctr(c, c->tag, in, out, len); /* after the hash: in may be out */
     c->phase = SIV_DONE;
@@ -336,6 +351,8 @@ AESFAST_HOOK void gcmsiv_init(aesfast_cipher_ctx *b, int new_key, const uint8_t 
         memcpy(c->nonce, iv, SIV_NONCE);
         c->phase = SIV_AAD;
     }
+    if (new_key)
+        siv_forget_key(c);
     if (b->key_set && c->phase != SIV_NO_NONCE && (new_key || iv != NULL))
         siv_derive(c);
     siv_begin(c);

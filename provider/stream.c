@@ -235,6 +235,22 @@ void aesfast_aead_copy(aead_stream *dst, const aead_stream *src)
     memcpy(dst->pend, src->pend, src->npend * AESFAST_BLOCK);
 }
 
+/* Zeroes what the message left, a 16-byte store per block: OPENSSL_cleanse (a call per buffer,
+ * 8 bytes a store) cost a 1420-byte GCM-SIV open 3%, and a plain memset of the queue becomes
+ * rep stos, whose start-up costs as much. The empty asm after each store, which may read
+ * memory, keeps the compiler from dropping the stores as dead or merging them into one. */
+void aesfast_aead_wipe_data(aead_stream *s)
+{
+    memset(s->part, 0, sizeof(s->part));
+    memset(s->ks.ks, 0, sizeof(s->ks.ks));
+    __asm__ __volatile__("" : : "r"(s) : "memory");
+    for (unsigned int i = 0; i < s->qmax; i++) {
+        memset(s->pend + i * AESFAST_BLOCK, 0, AESFAST_BLOCK);
+        __asm__ __volatile__("" : : "r"(s) : "memory");
+    }
+    s->ks.num = 0;
+}
+
 void aesfast_aead_wipe(aead_stream *s)
 {
     ctr32_format fmt = s->fmt;

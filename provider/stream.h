@@ -261,4 +261,8 @@ void aesfast_aead_copy(aead_stream *dst, const aead_stream *src);
 /* Wipes the stream (keystream, buffered bytes, hash state). */
 void aesfast_aead_wipe(aead_stream *s);
 
+/* Wipes what a finished message left of its data: the queue's room (GCM-SIV hashes the
+ * plaintext, so its blocks are queued), the partial block and its keystream. */
+void aesfast_aead_wipe_data(aead_stream *s);
+
 #endif /* AESFAST_STREAM_H */

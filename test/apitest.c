@@ -492,6 +492,25 @@ void api_cipher_params(int ki, const struct api_cipher_want *w)
               "\"%s\": %d (ok=%d), default %d (ok=%d), want %d", w->flags[i].key, tv, tr, rv, rr,
               w->flags[i].want);
     }
+    /* A parameter asked for as another type (the mode as a string): refused, with an error
+     * queued on both sides (3.0's OSSL_PARAM setters queue none: the provider must). */
+    {
+        char rs[16], ts[16];
+        OSSL_PARAM p[2] = { OSSL_PARAM_utf8_string(OSSL_CIPHER_PARAM_MODE, rs, sizeof(rs)),
+                            OSSL_PARAM_END };
+        int re, te;
+
+        ERR_clear_error();
+        rr = EVP_CIPHER_get_params(r, p);
+        re = ERR_peek_error() != 0;
+        ERR_clear_error();
+        p[0].data = ts;
+        tr = EVP_CIPHER_get_params(t, p);
+        te = ERR_peek_error() != 0;
+        ERR_clear_error();
+        CHECK(tr == 0 && te && rr == 0 && re, "get_params of the mode as a string: %d (error "
+              "queued: %d), default %d (%d)", tr, te, rr, re);
+    }
     compare_lists("gettable cipher params", EVP_CIPHER_gettable_params(r),
                   EVP_CIPHER_gettable_params(t), w->gettable);
     compare_lists("gettable ctx params", EVP_CIPHER_gettable_ctx_params(r),

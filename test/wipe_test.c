@@ -30,13 +30,16 @@
  * copied again; one of the two is re-keyed in place with key 2 and a new IV, takes AAD and data;
  * the other finishes its message; both are freed.
  *
- * Three checks look at memory that is still in use, where nothing may remain either: after a
+ * Five checks look at memory that is still in use, where nothing may remain either: after a
  * GCM-SIV open that failed verification, every live heap block is scanned for the plaintext it
  * decrypted (the blocks the stream queued for the hash, its partial block) and the keystream of
  * that partial block; after GCM-SIV moves from a nonce that used the whole table of powers to
  * one that needs few, for the old nonce's powers that the short table does not overwrite (on
- * tiers whose short table is shorter); and after a one-block GCM update, the stack below the
- * caller (the frames the provider's calls used) for that block's keystream.
+ * tiers whose short table is shorter); after a GCM-SIV seal and a successful open, each context
+ * re-initialised, for the message's plaintext and its partial block's keystream; after a GCM-SIV
+ * context is re-keyed in place, for the old key's table of powers; and after a one-block GCM
+ * update, the stack below the caller (the frames the provider's calls used) for that block's
+ * keystream.
  *
  * The hooks are checked too: a planted pattern in an OPENSSL_malloc'd block is found on free and
  * on a moving realloc, and freeing each provider context must pass a block at least as large as
@@ -708,6 +711,96 @@ static void siv_old_powers(const EVP_CIPHER *cipher, const aesfast_kernel *k)
     OPENSSL_cleanse(key, sizeof(key));
 }
 
+/* After a GCM-SIV seal and an open that succeeded, each context then re-initialised with a new
+ * nonce: nothing of the message's plaintext (its blocks, queued for the hash, and its partial
+ * block) nor the partial block's keystream in any live heap block. 9 blocks of AAD (hashed as it
+ * comes), so that the stream, not the short-message kernels, takes the message. */
+static void siv_finished_message(const EVP_CIPHER *cipher, const aesfast_kernel *k, int bits)
+{
+    enum { LEN = 5 * 16 + 13, AAD = 9 * 16 };
+    static siv_secrets g;
+    unsigned char key[32], nonce[12], nonce2[12], aad[AAD], msg[LEN], ct[LEN], out[LEN], tag[16];
+    unsigned char ctr[16], ks[16], tail[16] = {0};
+    EVP_CIPHER_CTX *sealer = EVP_CIPHER_CTX_new(), *opener = EVP_CIPHER_CTX_new();
+    int first = npatterns, l = 0;
+
+    random_bytes(key, sizeof(key));
+    random_bytes(nonce, sizeof(nonce));
+    random_bytes(nonce2, sizeof(nonce2));
+    random_bytes(aad, sizeof(aad));
+    random_bytes(msg, sizeof(msg));
+    CHECK(sealer != NULL && opener != NULL && EVP_EncryptInit_ex2(sealer, cipher, key, nonce, NULL)
+          && EVP_EncryptUpdate(sealer, NULL, &l, aad, AAD)
+          && EVP_EncryptUpdate(sealer, ct, &l, msg, LEN) && EVP_EncryptFinal_ex(sealer, ct, &l)
+          && EVP_CIPHER_CTX_ctrl(sealer, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0
+          && EVP_DecryptInit_ex2(opener, cipher, key, nonce, NULL)
+          && EVP_CIPHER_CTX_ctrl(opener, EVP_CTRL_AEAD_SET_TAG, 16, tag) > 0
+          && EVP_DecryptUpdate(opener, NULL, &l, aad, AAD)
+          && EVP_DecryptUpdate(opener, out, &l, ct, LEN) && EVP_DecryptFinal_ex(opener, out, &l)
+          && memcmp(out, msg, LEN) == 0, "AES-%d-GCM-SIV: seal and open", bits);
+    for (int b = 0; b < 5; b++)
+        add_pattern(msg + 16 * b, "plaintext block %d", b);
+    memcpy(tail, msg + 80, 13);
+    add_pattern(tail, "the plaintext's partial block, zero-padded");
+    siv_derive(k, &g, key, (size_t)bits / 8, nonce, aad);
+    memcpy(ctr, tag, 16);
+    ctr[15] |= 0x80;
+    ctr[0] += 5;
+    k->encrypt_block(&g.enc, ctr, ks);
+    OPENSSL_cleanse(&g, sizeof(g));
+    add_pattern(ks, "the partial block's keystream");
+    CHECK(EVP_EncryptInit_ex2(sealer, NULL, NULL, nonce2, NULL)
+          && EVP_DecryptInit_ex2(opener, NULL, NULL, nonce2, NULL), "re-inits");
+    CHECK(live_blocks_holding_patterns() == 0, "AES-%d-GCM-SIV: the plaintext or keystream of a "
+          "finished message stays in a context re-initialised for the next", bits);
+    EVP_CIPHER_CTX_free(sealer);
+    EVP_CIPHER_CTX_free(opener);
+    npatterns = first;
+    OPENSSL_cleanse(key, sizeof(key));
+    OPENSSL_cleanse(msg, sizeof(msg));
+}
+
+/* GCM-SIV re-keyed in place: a message under key 1 that builds the whole table of powers (600
+ * bytes: past the short-message kernels), then a new key and nonce and a 20-byte message (which
+ * the short kernels take, on the tiers that have them, without touching the table): no window
+ * of key 1's table may stay. */
+static void siv_rekey(const EVP_CIPHER *cipher, const aesfast_kernel *k)
+{
+    static siv_secrets g;
+    unsigned char key[2][16], nonce[2][12], msg[600], out[600];
+    const unsigned char no_aad[16] = {0};
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int first = npatterns, l = 0;
+
+    for (int i = 0; i < 2; i++) {
+        random_bytes(key[i], 16);
+        random_bytes(nonce[i], 12);
+    }
+    random_bytes(msg, sizeof(msg));
+    siv_derive(k, &g, key[0], 16, nonce[0], no_aad);
+    for (size_t w = 0; w + 16 <= sizeof(g.hk.tbl) && npatterns < MAX_PATTERNS - 8; w += 16) {
+        int nz = 0;
+
+        for (int b = 0; b < 16; b++)
+            nz += g.hk.tbl[w + b] != 0;
+        if (nz >= 12)
+            add_pattern(g.hk.tbl + w, "key 1's powers, bytes %zu..%zu", w, w + 15);
+    }
+    add_pattern(g.auth, "key 1's authentication key");
+    OPENSSL_cleanse(&g, sizeof(g));
+    CHECK(ctx != NULL && EVP_EncryptInit_ex2(ctx, cipher, key[0], nonce[0], NULL)
+          && EVP_EncryptUpdate(ctx, out, &l, msg, (int)sizeof(msg))
+          && EVP_EncryptFinal_ex(ctx, out, &l)
+          && EVP_EncryptInit_ex2(ctx, NULL, key[1], nonce[1], NULL)
+          && EVP_EncryptUpdate(ctx, out, &l, msg, 20) && EVP_EncryptFinal_ex(ctx, out, &l),
+          "GCM-SIV: a message under each of two keys");
+    CHECK(live_blocks_holding_patterns() == 0, "GCM-SIV: the powers of a key replaced in place "
+          "stay in the context");
+    EVP_CIPHER_CTX_free(ctx);
+    npatterns = first;
+    OPENSSL_cleanse(key, sizeof(key));
+}
+
 /* A GCM update of one whole block (the stream's single-block path): its keystream, the
  * ciphertext XOR the plaintext, must not be left on the stack. */
 static void gcm_stack_keystream(const EVP_CIPHER *cipher)
@@ -793,6 +886,9 @@ int main(int argc, char **argv)
             siv_failed_open(siv[1], kern, 256, aadlen);
         }
         siv_old_powers(siv[0], kern);
+        siv_finished_message(siv[0], kern, 128);
+        siv_finished_message(siv[1], kern, 256);
+        siv_rekey(siv[0], kern);
         gcm_stack_keystream(gcm128);
         EVP_CIPHER_free(siv[0]);
         EVP_CIPHER_free(siv[1]);
