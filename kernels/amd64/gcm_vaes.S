@@ -70,7 +70,8 @@
  *   VL/16 blocks meets a vector of the matching powers, lane for lane; the three 128-bit parts
  *   of every 256-bit product (LO = a_lo b_lo, HI = a_hi b_hi, MI = the middle) are added in
  *   accumulators whose lanes are reduced together and only then XORed into one lane. The
- *   512-bit functions take n = 32 blocks per reduction (8 zmm), the 256-bit ones 16 (8 ymm).
+ *   512-bit functions take n = 32 blocks per reduction (8 zmm); the 256-bit GCM loop 32 too,
+ *   over two iterations of 8 ymm, and its other hashes (GCM-SIV's, GHASH alone) 16.
  *   A reduction costs two VPCLMULQDQs, two shuffles and the lane sums, and its chain of
  *   latencies is the only thing that carries from one group to the next: the more blocks it
  *   covers, the less of either per block.
@@ -79,10 +80,11 @@
  *   Schoolbook takes 4 VPCLMULQDQ per vector (MI = a_hi b_lo ^ a_lo b_hi); Karatsuba 3, with
  *   MI = (a_lo ^ a_hi)(b_lo ^ b_hi) ^ LO ^ HI, the ^ LO ^ HI done once per reduction on the
  *   sums and b_lo ^ b_hi stored with the powers. Its cost is the data side, a_lo ^ a_hi:
- *     - on ymm, a VPSHUFD and a VPXOR per vector;
- *     - on zmm, per pair of vectors a and b, one VPUNPCKLQDQ, one VPUNPCKHQDQ and one VPXORD
- *       make [a_lo ^ a_hi, b_lo ^ b_hi] in each lane, whose qword 0 meets a's Karatsuba terms
- *       and qword 1 b's, packed the same way in the table.
+ *     - per pair of vectors a and b, one VPUNPCKLQDQ, one VPUNPCKHQDQ and one VPXOR make
+ *       [a_lo ^ a_hi, b_lo ^ b_hi] in each lane, whose qword 0 meets a's Karatsuba terms and
+ *       qword 1 b's: on zmm packed the same way in the table, on ymm from the table's terms
+ *       (lo ^ hi in both qwords) through VPCLMULQDQ's immediate (a VPSHUFD and a VPXOR per
+ *       vector, the single vectors of the tails).
  *   On zmm that is 6 VPCLMULQDQ + 3 other operations per pair against 8 VPCLMULQDQ, and with
  *   three-way XORs (VPTERNLOGD) 3 additions into the sums against 4: the same count, 12, of
  *   vector operations, and one load of powers more. Where VPCLMULQDQ issues as often as any
@@ -100,8 +102,14 @@
  *                                p of a 32-block group (vectors 2p and 2p+1, powers at 128 p and
  *                                128 p + 64): lane k holds the term of vector 2p's lane k in
  *                                qword 0 and of vector 2p+1's in qword 1 (see _hash32_pair).
- *   256-bit: bytes 16 (16 - k)   H'^k, k = 1..16, and 256 bytes on, its Karatsuba term.
- *   ghash_init and polyval_init write all of their width's (bytes 0..767, or 0..511);
+ *   256-bit: bytes 16 (16 - k)   H'^k, k = 1..16, and 256 bytes on, its Karatsuba term (lo ^ hi
+ *                                in both qwords);
+ *            bytes 512 + 16 (32 - k)   H'^k, k = 17..32 (GHASH only: the 32-block loop), and
+ *                                256 bytes on, its Karatsuba term. So H'^16..H'^1 keep the
+ *                                place gcm_aesni.S's vaes-avx2 functions read them from.
+ *   ghash_init writes all of its width's table (bytes 0..767, or 0..1023); polyval_init bytes
+ *   0..767 (512-bit) or 0..511 (256-bit: GCM-SIV's hashes reduce every 16 blocks, and its
+ *   init runs per nonce);
  *   polyval_init_few H'^8..H'^1 (and, 256-bit, their terms), and (512-bit) zeros at bytes
  *   512..575: the 512-bit tails read their last vector of powers whole, up to 48 bytes past H'^1,
  *   beside zeroed data lanes, so those bytes add nothing but must have been written. The
@@ -137,9 +145,14 @@
  *
  * Stitching, 256-bit
  *   Each iteration runs AES on 16 counter blocks (8 ymm) and GHASH on 16 blocks; the GHASH
- *   steps (one vector of blocks each, then the reduction) are spread over the 9 AES rounds that
- *   every key size has. Step 0, the one that takes in the previous hash state, runs last, so the
- *   chain from one group's hash state to the next is one multiply and the reduction. Seal hashes
+ *   work, four pairs of vectors (_ghash_pair) and the reduction, is spread over the 9 AES rounds
+ *   that every key size has. GCM's loop takes two iterations per reduction: the first hashes
+ *   its 16 blocks against H'^32..H'^17 into the sums, the second against H'^16..H'^1 and
+ *   reduces (an odd 16-block group at the end reduces on its own, against H'^16..H'^1). The
+ *   pair that takes in the hash state runs first after the reduction, and the others follow:
+ *   a pair needs two vectors of data, and the hash state's register is the only one left for
+ *   the second (GB). The chain from one reduction to the next is still one multiply and the
+ *   reduction, 30-odd cycles of latency against 140 of work, which the core overlaps. Seal hashes
  *   the ciphertext of the previous iteration (read back from out: 16 ymm registers hold the AES
  *   states, counter, round key and sums, and none is left to keep it); open hashes the current
  *   ciphertext while decrypting it. Counters are generated as in vaes.S (native form, inc32 per
@@ -184,9 +197,13 @@
  *   V9   CTR: next counters, native form       V10  GLO: sum of the LO products
  *   V11  GMI: sum of the middle products       V12  GHI: sum of the HI products
  *   V13  GD: a vector of data blocks           V14  GT: products and temporaries
- *   V15  GACC: the hash state (lane 0; the other lanes zero)
- *   Round keys, H powers, the counter step and shuffle masks come from memory (broadcasts and
- *   memory operands; loads are cheap next to VAESENC).
+ *   V15  GACC: the hash state (lane 0; the other lanes zero), from a reduction to the first
+ *        pair after it; then GB: a pair's second vector of data blocks
+ *   Round keys and H powers come from memory (broadcasts, loads into GHP_V, memory operands);
+ *   the counter step and shuffle are loaded once per iteration into GT and GD, free while the
+ *   counters are made, and GHASH's block shuffle once per pair into GT: on Intel a load beside
+ *   saturated vector ports is not free (a 128-bit broadcast is), and the 16 counter operands
+ *   per iteration cost AES-128 about 4 cycles of 67 (see the README).
  * Register roles, 512-bit (_set_gcm32_regs):
  *   zmm0-7    V0-V7: AES states                 zmm16-23  CT0-CT7: the 32 blocks to hash
  *   zmm8-10   GLO, GMI, GHI: the sums           zmm11     GACC: the hash state (lane 0)
@@ -307,10 +324,11 @@
 /* ------------------------------------------------------------------------------------------ */
 
 /* \reg = its blocks as integers (and back): a byte reversal per lane for ghash, nothing for
- * polyval, whose blocks already are the little-endian integers. */
-.macro _hash_bswap hfmt, reg
+ * polyval, whose blocks already are the little-endian integers. \mask: the shuffle's control, a
+ * register holding .Lbswap128 or (by default) the memory operand. */
+.macro _hash_bswap hfmt, reg, mask=.Lbswap128(%rip)
 .ifc \hfmt, ghash
-        vpshufb         .Lbswap128(%rip), \reg, \reg
+        vpshufb         \mask, \reg, \reg
 .else
 .ifnc \hfmt, polyval
         .error "unknown hash format"
@@ -352,6 +370,7 @@
         .set            GD, V13
         .set            GT, V14
         .set            GACC, V15
+        .set            GB, V15                 /* a pair's second vector: GACC once spent */
         .set            GHP_V, V8               /* RKT between the rounds' uses */
         .set            GACC_X, %xmm15
         .set            GHI_X, %xmm12
@@ -402,19 +421,59 @@
 .endm
 
 /*
- * Step \i of a 16-block group at \off(\src): vector \i of the blocks times vector \i of
- * H'^16..H'^1. Step 0 adds the hash state (GACC, lane 0) into block 0 first, so it is the only
- * step that waits for the previous group's reduction: the steps run in the order 1, 2, ...,
- * NV-1, 0 (step 1 writing the sums), and only step 0 and the reduction are on the chain from
- * one group's hash state to the next.
+ * Vectors \i and \i+1 of a 16-block group at \off(\src) times vectors \i and \i+1 of the
+ * powers at \pw(HKEY) (H'^16..H'^1 at 0, H'^32..H'^17 at 512; Karatsuba terms 256 bytes on),
+ * added to the sums; \first = 1 writes them. \acc = 1 (the pair that starts a reduction's
+ * blocks) adds the hash state into block 0 first: GACC is then spent, and its register holds
+ * the second vector (GB). The Karatsuba data side of both vectors is three operations instead
+ * of four: [a_lo, b_lo] and [a_hi, b_hi] per lane (VPUNPCKLQDQ, VPUNPCKHQDQ), XORed, give
+ * a_lo ^ a_hi in qword 0 and b_lo ^ b_hi in qword 1, which meet the table's terms (lo ^ hi in
+ * both qwords) through the immediate. A pair needs GB beside GD, so every pair must come
+ * between the \acc one and the next reduction, which writes GACC. \half = 1 is the first half
+ * (loads, block shuffles, LO and HI products), 2 the second (the middle products; GD and GB
+ * kept from the first), 0 both: the stitched loop puts the halves in two AES rounds' slots.
  */
-.macro _ghash_step hfmt, i, src, off
+.macro _ghash_pair hfmt, i, src, off, pw, first=0, acc=0, half=0
+.if \half != 2
+.ifc \hfmt, ghash
+        vmovdqu         .Lbswap128(%rip), GT    /* one load of the shuffle for both vectors */
+.endif
         vmovdqu         \off+\i*VL(\src), GD
-        _hash_bswap     \hfmt, GD              /* blocks -> integers */
-.if \i == 0
+        _hash_bswap     \hfmt, GD, GT          /* blocks -> integers */
+.if \acc
         vpxor           GACC, GD, GD
 .endif
-        _ghash_mul_acc  HKEY, \i*VL, (\i == 1)
+        vmovdqu         \off+(\i+1)*VL(\src), GB
+        _hash_bswap     \hfmt, GB, GT
+        vmovdqu         \pw+\i*VL(HKEY), GHP_V        /* a's powers */
+.if \first
+        vpclmulqdq      $0x00, GHP_V, GD, GLO           /* a_lo * b_lo */
+        vpclmulqdq      $0x11, GHP_V, GD, GHI           /* a_hi * b_hi */
+.else
+        vpclmulqdq      $0x00, GHP_V, GD, GT
+        vpxor           GT, GLO, GLO
+        vpclmulqdq      $0x11, GHP_V, GD, GT
+        vpxor           GT, GHI, GHI
+.endif
+        vmovdqu         \pw+(\i+1)*VL(HKEY), GHP_V    /* b's powers */
+        vpclmulqdq      $0x00, GHP_V, GB, GT
+        vpxor           GT, GLO, GLO
+        vpclmulqdq      $0x11, GHP_V, GB, GT
+        vpxor           GT, GHI, GHI
+.endif
+.if \half != 1
+        vpunpcklqdq     GB, GD, GT                      /* [a_lo, b_lo] per lane */
+        vpunpckhqdq     GB, GD, GD                      /* [a_hi, b_hi] */
+        vpxor           GT, GD, GD                      /* [a_lo ^ a_hi, b_lo ^ b_hi] */
+.if \first
+        vpclmulqdq      $0x00, 256+\pw+\i*VL(HKEY), GD, GMI
+.else
+        vpclmulqdq      $0x00, 256+\pw+\i*VL(HKEY), GD, GT
+        vpxor           GT, GMI, GMI
+.endif
+        vpclmulqdq      $0x01, 256+\pw+(\i+1)*VL(HKEY), GD, GT /* GD's qword 1 */
+        vpxor           GT, GMI, GMI
+.endif
 .endm
 
 /*
@@ -442,6 +501,24 @@
 .macro _vpxor3 a, b, dst
         vpxor           \a, \dst, \dst
         vpxor           \b, \dst, \dst
+.endm
+
+/*
+ * Step \i of a 16-block group at \off(\src), unstitched: vector \i of the blocks times vector
+ * \i of H'^16..H'^1. Step 0 adds the hash state (GACC, lane 0) into block 0 first, so it is the
+ * only step that waits for the previous group's reduction: the steps run in the order 1, 2,
+ * ..., NV-1, 0 (step 1 writing the sums), and only step 0 and the reduction are on the chain
+ * from one group's hash state to the next. Single vectors, not pairs: GACC stays live until
+ * step 0, and nothing else hides the chain here (GHASH alone is bound by it: with pairs, the
+ * hash-state pair first, it ran 13% slower).
+ */
+.macro _ghash_step hfmt, i, src, off
+        vmovdqu         \off+\i*VL(\src), GD
+        _hash_bswap     \hfmt, GD              /* blocks -> integers */
+.if \i == 0
+        vpxor           GACC, GD, GD
+.endif
+        _ghash_mul_acc  HKEY, \i*VL, (\i == 1)
 .endm
 
 /* GHASH of one whole 16-block group at \off(\src), unstitched. */
@@ -522,34 +599,48 @@
         _vaesenc_n      RKT, NV
 .endm
 
-/* GHASH work item \k (0..8, after AES round RKEND-(9-k)) for mode \mode: the steps, in the order
- * 1..NV-1, 0, spread evenly over the slots, the reduction in the last one. */
-.macro _ghash_slot mode, k, hfmt
-.if \mode != 0
-.irp i, 0,1,2,3,4,5,6,7
-.if (\i < NV) && ((\k) * NV == ((\i + NV - 1) % NV) * 8)
-.if \mode == 1
-        _ghash_step     \hfmt, \i, OUT, -256   /* seal: the previous 16 ciphertext blocks */
+/*
+ * GHASH work item \k (0..8, after AES round RKEND-(9-k)) for mode \mode: in slot k < 8 half
+ * k % 2 + 1 of the pair of vectors k / 2 * 2 (pair 0 first: it takes in the hash state), the
+ * reduction in slot 8. \part: 0 a whole
+ * 16-block group (H'^16..H'^1, then the reduction); 1 the first half of a 32-block group
+ * (H'^32..H'^17 at 512, the hash state, no reduction); 2 its second half (H'^16..H'^1, no hash
+ * state, the reduction).
+ */
+.macro _ghash_slot mode, k, hfmt, part
+.if (\mode != 0) && ((\k) < 8)
+.if \part == 1
+        .set            GPW, 512
 .else
-        _ghash_step     \hfmt, \i, IN, 0       /* open: this iteration's ciphertext */
+        .set            GPW, 0
+.endif
+        .set            GFIRST, ((\k) < 2) && (\part != 2)
+.if \mode == 1
+        _ghash_pair     \hfmt, (\k)/2*2, OUT, -256, GPW, GFIRST, GFIRST, (\k)%2+1
+.else
+        _ghash_pair     \hfmt, (\k)/2*2, IN, 0, GPW, GFIRST, GFIRST, (\k)%2+1
 .endif
 .endif
-.endr
-.if (\k) == 8
+.if (\mode != 0) && ((\k) == 8) && (\part != 1)
         _ghash_reduce
-.endif
 .endif
 .endm
 
 /*
  * One iteration: 16 blocks of CTR (counter format \fmt) from IN to OUT, and for \mode = 1
  * (CTR, then hash) or 2 (hash, then CTR) the hash (format \hfmt) of 16 blocks interleaved with
- * the rounds; \mode = 0 is CTR alone. The counter constants are memory operands here.
+ * the rounds (\part: which powers, and whether it reduces: see _ghash_slot); \mode = 0 is CTR
+ * alone. The counter constants are loaded once into GT and GD, which the hash does not hold
+ * across iterations.
  */
-.macro _gcm_group mode, fmt, hfmt
+.macro _gcm_group mode, fmt, hfmt, part=0
         _vbroadcasti128 (KEY), RKT
+        vmovdqu         .Lctr_step2_\fmt\()_vl(%rip), GT     /* GT, GD: free here */
+.ifc \fmt, ctr32
+        vmovdqu         .Lctr_bswap_vl(%rip), GD
+.endif
 .irp i, 0,1,2,3,4,5,6,7
-        _ctr_next       \fmt, V\i, RKT, .Lctr_step2_\fmt\()_vl(%rip), .Lctr_bswap_vl(%rip)
+        _ctr_next       \fmt, V\i, RKT, GT, GD
 .endr
         cmp             $12, ROUNDS
         jb              .Lr128\@
@@ -562,7 +653,7 @@
 .Lr128\@:
 .irp j, 9,8,7,6,5,4,3,2,1
         _gcm_round      \j
-        _ghash_slot     \mode, (9-\j), \hfmt
+        _ghash_slot     \mode, (9-\j), \hfmt, \part
 .endr
         _vbroadcasti128 (RKEND), RKT
 .irp i, 0,1,2,3,4,5,6,7
@@ -580,7 +671,7 @@
  * (1, ctr32, ghash), aesfast_T_gcm_hash_then_ctr (0, ctr32, ghash) and
  * aesfast_T_gcmsiv_ctr_then_hash (1, ctr32le, polyval).
  */
-.macro _gcm_crypt enc, fmt, hfmt
+.macro _gcm_crypt enc, fmt, hfmt, agg
         mov             8(%rsp), NBLOCKS
         test            NBLOCKS, NBLOCKS
         jz              .Lret\@
@@ -591,19 +682,51 @@
         jb              .Ltail\@
 .if \enc
         _gcm_group      0, \fmt, \hfmt        /* first 16 blocks: nothing to hash yet */
+.if \agg == 32
+        sub             $32, NBLOCKS
+        jb              .Lone\@
+.Lloop\@:                                      /* 32 blocks, one reduction */
+        _gcm_group      1, \fmt, \hfmt, 1
+        _gcm_group      1, \fmt, \hfmt, 2
+        sub             $32, NBLOCKS
+        jae             .Lloop\@
+.Lone\@:
+        add             $32, NBLOCKS            /* blocks left */
+        sub             $16, NBLOCKS
+        jb              .Lhash_last\@
+        _gcm_group      1, \fmt, \hfmt        /* one more 16-block group */
+        sub             $16, NBLOCKS
+.else
         sub             $16, NBLOCKS
         jb              .Lhash_last\@
 .Lloop\@:
         _gcm_group      1, \fmt, \hfmt
         sub             $16, NBLOCKS
         jae             .Lloop\@
+.endif
 .Lhash_last\@:
         _ghash_group    \hfmt, OUT, -256
+.else
+.if \agg == 32
+        sub             $16, NBLOCKS
+        jb              .Lone\@
+.Lloop\@:                                      /* 32 blocks, one reduction */
+        _gcm_group      2, \fmt, \hfmt, 1
+        _gcm_group      2, \fmt, \hfmt, 2
+        sub             $32, NBLOCKS
+        jae             .Lloop\@
+.Lone\@:
+        add             $32, NBLOCKS            /* blocks left */
+        sub             $16, NBLOCKS
+        jb              .Ltail\@
+        _gcm_group      2, \fmt, \hfmt        /* one more 16-block group */
+        sub             $16, NBLOCKS
 .else
 .Lloop\@:
         _gcm_group      2, \fmt, \hfmt
         sub             $16, NBLOCKS
         jae             .Lloop\@
+.endif
 .endif
 .Ltail\@:
         add             $16, NBLOCKS            /* blocks left: 0..15 */
@@ -709,7 +832,9 @@
  * of a chain of fifteen: H'^2; then [H'^2, H'^1] times H'^2 in both lanes gives [H'^4, H'^3]
  * (_powers_4); those two pairs times H'^4 give H'^5..H'^8, and the four pairs times H'^8 give
  * H'^9..H'^16. \npow = 8 is aesfast_vaes_avx2_polyval_init_few, for GCM-SIV's small
- * messages, in half the time.
+ * messages, in half the time; \npow = 32 (ghash_init: GCM's 32-block loop) then takes all
+ * eight pairs times H'^16 for H'^17..H'^32, one level more (GCM's init runs per key, not per
+ * message).
  */
 .macro _ghash_init_fn hfmt, npow=16
         _powers_4       \hfmt, 4, 5, 6
@@ -720,7 +845,7 @@
         _store_pows     %ymm3, HPOW16(4)
         _store_pows     %ymm7, HPOW16(6)
         _store_pows     %ymm8, HPOW16(8)
-.if \npow == 16
+.if \npow >= 16
         vinserti128     $1, %xmm8, %ymm8, %ymm1                         /* H'^8 in both lanes */
         _mont_mul       %ymm2, %ymm1, %ymm9, %ymm4, %ymm5, %ymm6        /* [H'^10, H'^9] */
         _mont_mul       %ymm3, %ymm1, %ymm10, %ymm4, %ymm5, %ymm6       /* [H'^12, H'^11] */
@@ -730,8 +855,18 @@
         _store_pows     %ymm10, HPOW16(12)
         _store_pows     %ymm11, HPOW16(14)
         _store_pows     %ymm12, HPOW16(16)
+.if \npow == 32
+        /* H'^17..H'^32 at 512 + 16 (32 - k): each pair times H'^16 in both lanes */
+        vinserti128     $1, %xmm12, %ymm12, %ymm1                       /* H'^16 in both lanes */
+        .set            GPOW, 2
+.irp p, 2,3,7,8,9,10,11,12
+        _mont_mul       %ymm\p, %ymm1, %ymm13, %ymm4, %ymm5, %ymm6
+        _store_pows     %ymm13, 512+HPOW16(GPOW)
+        .set            GPOW, GPOW + 2
+.endr
+.endif
 .elseif \npow != 8
-        .error "_ghash_init_fn: npow must be 8 or 16"
+        .error "_ghash_init_fn: npow must be 8, 16 or 32"
 .endif
         vzeroupper
         ret
@@ -1686,7 +1821,7 @@
         _set_gcm_veclen 32
 
 AESFAST_FUNC(aesfast_vaes_avx2_ghash_init)
-        _ghash_init_fn  ghash
+        _ghash_init_fn  ghash, 32
 AESFAST_END(aesfast_vaes_avx2_ghash_init)
 
 AESFAST_FUNC(aesfast_vaes_avx2_polyval_init)
@@ -1708,15 +1843,15 @@ AESFAST_END(aesfast_vaes_avx2_polyval)
 
         _gcm_args
 AESFAST_FUNC(aesfast_vaes_avx2_gcm_ctr_then_hash)
-        _gcm_crypt      1, ctr32, ghash
+        _gcm_crypt      1, ctr32, ghash, 32
 AESFAST_END(aesfast_vaes_avx2_gcm_ctr_then_hash)
 
 AESFAST_FUNC(aesfast_vaes_avx2_gcm_hash_then_ctr)
-        _gcm_crypt      0, ctr32, ghash
+        _gcm_crypt      0, ctr32, ghash, 32
 AESFAST_END(aesfast_vaes_avx2_gcm_hash_then_ctr)
 
 AESFAST_FUNC(aesfast_vaes_avx2_gcmsiv_ctr_then_hash)
-        _gcm_crypt      1, ctr32le, polyval
+        _gcm_crypt      1, ctr32le, polyval, 16
 AESFAST_END(aesfast_vaes_avx2_gcmsiv_ctr_then_hash)
 
 /* 512-bit: 8 zmm (32 blocks) per iteration and per reduction. */
