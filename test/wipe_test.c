@@ -601,6 +601,31 @@ static void run_key_sizes(const struct aead_mode *m, const aesfast_kernel *k,
 
 /* ---- Memory in use ------------------------------------------------------------------------ */
 
+/* The patterns of a GCM-SIV message of 5 blocks and 13 bytes (msg) sealed under key and nonce
+ * with the tag given: its plaintext blocks, its partial block zero-padded, and that block's
+ * keystream (counter block: the tag with its top bit set, plus 5 in the little-endian first
+ * word). aad is only for siv_derive's hash state, unused here. */
+static void siv_message_patterns(const aesfast_kernel *k, int bits, const unsigned char *key,
+                                 const unsigned char nonce[12], const unsigned char *aad,
+                                 const unsigned char *msg, const unsigned char tag[16])
+{
+    static siv_secrets g; /* static storage, never a heap block */
+    unsigned char ctr[16], ks[16], tail[16] = {0};
+
+    for (int b = 0; b < 5; b++)
+        add_pattern(msg + 16 * b, "plaintext block %d", b);
+    memcpy(tail, msg + 80, 13);
+    add_pattern(tail, "the plaintext's partial block, zero-padded");
+    siv_derive(k, &g, key, (size_t)bits / 8, nonce, aad);
+    memcpy(ctr, tag, 16);
+    ctr[15] |= 0x80;
+    ctr[0] += 5;
+    k->encrypt_block(&g.enc, ctr, ks);
+    OPENSSL_cleanse(&g, sizeof(g));
+    add_pattern(ks, "the partial block's keystream");
+    OPENSSL_cleanse(ks, sizeof(ks));
+}
+
 /* After a GCM-SIV open that failed verification (a flipped AAD bit: the tag, and so the counter,
  * are right, and the decrypted plaintext is the message): nothing of that plaintext, nor the
  * keystream of its partial block, in any live heap block. 5 whole blocks and a 13-byte tail,
@@ -611,9 +636,7 @@ static void siv_failed_open(const EVP_CIPHER *cipher, const aesfast_kernel *k, i
                             size_t aadlen)
 {
     enum { LEN = 5 * 16 + 13 };
-    static siv_secrets g; /* static storage, never a heap block */
     unsigned char key[32], nonce[12], aad[9 * 16], msg[LEN], ct[LEN], out[LEN], tag[16];
-    unsigned char ctr[16], ks[16], tail[16] = {0};
     EVP_CIPHER_CTX *sealer = EVP_CIPHER_CTX_new(), *ctx = EVP_CIPHER_CTX_new();
     int first = npatterns, l = 0;
     char what[80];
@@ -629,17 +652,7 @@ static void siv_failed_open(const EVP_CIPHER *cipher, const aesfast_kernel *k, i
           && EVP_EncryptUpdate(sealer, ct, &l, msg, LEN) && EVP_EncryptFinal_ex(sealer, ct, &l)
           && EVP_CIPHER_CTX_ctrl(sealer, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0, "%s: seal", what);
     EVP_CIPHER_CTX_free(sealer); /* (it is cleared as it is freed) */
-    for (int b = 0; b < 5; b++)
-        add_pattern(msg + 16 * b, "plaintext block %d", b);
-    memcpy(tail, msg + 80, 13);
-    add_pattern(tail, "the plaintext's partial block, zero-padded");
-    siv_derive(k, &g, key, (size_t)bits / 8, nonce, aad);
-    memcpy(ctr, tag, 16);
-    ctr[15] |= 0x80;
-    ctr[0] += 5; /* the tail's counter block: 5 more, in the little-endian first word */
-    k->encrypt_block(&g.enc, ctr, ks);
-    OPENSSL_cleanse(&g, sizeof(g));
-    add_pattern(ks, "the partial block's keystream");
+    siv_message_patterns(k, bits, key, nonce, aad, msg, tag);
 
     aad[3] ^= 0x40;
     ERR_set_mark();
@@ -718,9 +731,7 @@ static void siv_old_powers(const EVP_CIPHER *cipher, const aesfast_kernel *k)
 static void siv_finished_message(const EVP_CIPHER *cipher, const aesfast_kernel *k, int bits)
 {
     enum { LEN = 5 * 16 + 13, AAD = 9 * 16 };
-    static siv_secrets g;
     unsigned char key[32], nonce[12], nonce2[12], aad[AAD], msg[LEN], ct[LEN], out[LEN], tag[16];
-    unsigned char ctr[16], ks[16], tail[16] = {0};
     EVP_CIPHER_CTX *sealer = EVP_CIPHER_CTX_new(), *opener = EVP_CIPHER_CTX_new();
     int first = npatterns, l = 0;
 
@@ -738,17 +749,7 @@ static void siv_finished_message(const EVP_CIPHER *cipher, const aesfast_kernel 
           && EVP_DecryptUpdate(opener, NULL, &l, aad, AAD)
           && EVP_DecryptUpdate(opener, out, &l, ct, LEN) && EVP_DecryptFinal_ex(opener, out, &l)
           && memcmp(out, msg, LEN) == 0, "AES-%d-GCM-SIV: seal and open", bits);
-    for (int b = 0; b < 5; b++)
-        add_pattern(msg + 16 * b, "plaintext block %d", b);
-    memcpy(tail, msg + 80, 13);
-    add_pattern(tail, "the plaintext's partial block, zero-padded");
-    siv_derive(k, &g, key, (size_t)bits / 8, nonce, aad);
-    memcpy(ctr, tag, 16);
-    ctr[15] |= 0x80;
-    ctr[0] += 5;
-    k->encrypt_block(&g.enc, ctr, ks);
-    OPENSSL_cleanse(&g, sizeof(g));
-    add_pattern(ks, "the partial block's keystream");
+    siv_message_patterns(k, bits, key, nonce, aad, msg, tag);
     CHECK(EVP_EncryptInit_ex2(sealer, NULL, NULL, nonce2, NULL)
           && EVP_DecryptInit_ex2(opener, NULL, NULL, nonce2, NULL), "re-inits");
     CHECK(live_blocks_holding_patterns() == 0, "AES-%d-GCM-SIV: the plaintext or keystream of a "

@@ -666,6 +666,29 @@
 .endm
 
 /*
+ * The 32-block loop of _gcm_crypt (\mode as _gcm_group's): two 16-block groups per iteration,
+ * hashed against H^32..H^17 and H^16..H^1 with one reduction, then at most one more group on
+ * its own. \bias is what NBLOCKS (the blocks left, less 16) must cover for one iteration:
+ * 32 sealing, which has run one group ahead, 16 opening. With fewer than 16 blocks left at the
+ * end it jumps to \fewer, else it falls through after that group.
+ */
+.macro _gcm_agg32 mode, fmt, hfmt, bias, fewer
+        sub             $\bias, NBLOCKS
+        jb              .Lone\@
+.Lloop\@:                                      /* 32 blocks, one reduction */
+        _gcm_group      \mode, \fmt, \hfmt, 1
+        _gcm_group      \mode, \fmt, \hfmt, 2
+        sub             $32, NBLOCKS
+        jae             .Lloop\@
+.Lone\@:
+        add             $32, NBLOCKS            /* blocks left */
+        sub             $16, NBLOCKS
+        jb              \fewer
+        _gcm_group      \mode, \fmt, \hfmt        /* one more 16-block group */
+        sub             $16, NBLOCKS
+.endm
+
+/*
  * The body of the stitched functions: \enc = 1 is CTR, then hash of the output, \enc = 0 hash of
  * the input, then CTR; \fmt the counter format, \hfmt the hash. aesfast_T_gcm_ctr_then_hash is
  * (1, ctr32, ghash), aesfast_T_gcm_hash_then_ctr (0, ctr32, ghash) and
@@ -683,19 +706,7 @@
 .if \enc
         _gcm_group      0, \fmt, \hfmt        /* first 16 blocks: nothing to hash yet */
 .if \agg == 32
-        sub             $32, NBLOCKS
-        jb              .Lone\@
-.Lloop\@:                                      /* 32 blocks, one reduction */
-        _gcm_group      1, \fmt, \hfmt, 1
-        _gcm_group      1, \fmt, \hfmt, 2
-        sub             $32, NBLOCKS
-        jae             .Lloop\@
-.Lone\@:
-        add             $32, NBLOCKS            /* blocks left */
-        sub             $16, NBLOCKS
-        jb              .Lhash_last\@
-        _gcm_group      1, \fmt, \hfmt        /* one more 16-block group */
-        sub             $16, NBLOCKS
+        _gcm_agg32      1, \fmt, \hfmt, 32, .Lhash_last\@
 .else
         sub             $16, NBLOCKS
         jb              .Lhash_last\@
@@ -708,19 +719,7 @@
         _ghash_group    \hfmt, OUT, -256
 .else
 .if \agg == 32
-        sub             $16, NBLOCKS
-        jb              .Lone\@
-.Lloop\@:                                      /* 32 blocks, one reduction */
-        _gcm_group      2, \fmt, \hfmt, 1
-        _gcm_group      2, \fmt, \hfmt, 2
-        sub             $32, NBLOCKS
-        jae             .Lloop\@
-.Lone\@:
-        add             $32, NBLOCKS            /* blocks left */
-        sub             $16, NBLOCKS
-        jb              .Ltail\@
-        _gcm_group      2, \fmt, \hfmt        /* one more 16-block group */
-        sub             $16, NBLOCKS
+        _gcm_agg32      2, \fmt, \hfmt, 16, .Ltail\@
 .else
 .Lloop\@:
         _gcm_group      2, \fmt, \hfmt
