@@ -21,7 +21,10 @@
  * figure): on a shared machine noise only ever slows a batch down. The buffers are 64-byte
  * aligned and stay in L1/L2 up to 1 MiB (in, out: 2 MiB in total).
  *
- * Functions (--fn): ctr (ctr32_xor), gcm-seal (gcm.ctr_then_hash), gcm-open (gcm.hash_then_ctr),
+ * Functions (--fn): ctr (ctr32_xor), gcm-seal (gcm.ctr_then_hash_pub), gcm-open
+ * (gcm.hash_then_ctr_pub): the stitched kernels for a public counter, as the provider calls them
+ * for a 12-byte IV; gcm-seal-secret and gcm-open-secret (gcm.ctr_then_hash, hash_then_ctr), for a
+ * secret counter (other IV lengths);
  * ghash (gcm.hash), siv-seal (gcmsiv.hash then gcmsiv.ctr, as the provider seals), siv-open
  * (gcmsiv.ctr_then_hash), polyval (gcmsiv.hash); msg-seal and msg-open (gcm_seal_msg and
  * gcm_open_msg, on the tiers that have them: a whole message, its 13 bytes of AAD queued as
@@ -52,13 +55,14 @@ static const size_t default_sizes[] = {16, 64, 256, 1408, 4096, 16384, 65536, 1u
 enum fn {
     FN_CTR, FN_GCM_SEAL, FN_GCM_OPEN, FN_GHASH, FN_SIV_SEAL, FN_SIV_OPEN, FN_POLYVAL,
     FN_MSG_SEAL, FN_MSG_OPEN, FN_SIV_DERIVE, FN_POLYVAL_INIT, FN_POLYVAL_INIT_FEW,
-    FN_SIV_MSG_SEAL, FN_SIV_MSG_OPEN, FN_SIV_SHORT_SEAL, FN_SIV_SHORT_OPEN, NFNS
+    FN_SIV_MSG_SEAL, FN_SIV_MSG_OPEN, FN_SIV_SHORT_SEAL, FN_SIV_SHORT_OPEN, FN_GCM_SEAL_SECRET,
+    FN_GCM_OPEN_SECRET, NFNS
 };
 static const char *const fn_names[NFNS] = {
     "ctr",          "gcm-seal",         "gcm-open",       "ghash",          "siv-seal",
     "siv-open",     "polyval",          "msg-seal",       "msg-open",       "siv-derive",
     "polyval-init", "polyval-init-few", "siv-msg-seal",   "siv-msg-open",   "siv-short-seal",
-    "siv-short-open"};
+    "siv-short-open", "gcm-seal-secret", "gcm-open-secret"};
 static int fn_keyed(enum fn f)
 {
     return f != FN_GHASH && f != FN_POLYVAL && f != FN_POLYVAL_INIT && f != FN_POLYVAL_INIT_FEW;
@@ -230,10 +234,16 @@ static void run_job(void *arg)
     case FN_CTR:
         k->ctr32_xor(&j->key, j->ctr, j->in, j->out, j->nblocks);
         break;
-    case FN_GCM_SEAL:
-        k->gcm.ctr_then_hash(&j->key, &j->hkey, j->acc, j->ctr, j->in, j->out, j->nblocks);
+    case FN_GCM_SEAL: /* a public counter, as the provider's 12-byte IVs */
+        k->gcm.ctr_then_hash_pub(&j->key, &j->hkey, j->acc, j->ctr, j->in, j->out, j->nblocks);
         break;
     case FN_GCM_OPEN:
+        k->gcm.hash_then_ctr_pub(&j->key, &j->hkey, j->acc, j->ctr, j->in, j->out, j->nblocks);
+        break;
+    case FN_GCM_SEAL_SECRET: /* a secret one (J0 = GHASH(IV)): the forms that never branch on it */
+        k->gcm.ctr_then_hash(&j->key, &j->hkey, j->acc, j->ctr, j->in, j->out, j->nblocks);
+        break;
+    case FN_GCM_OPEN_SECRET:
         k->gcm.hash_then_ctr(&j->key, &j->hkey, j->acc, j->ctr, j->in, j->out, j->nblocks);
         break;
     case FN_GHASH:

@@ -27,6 +27,13 @@
  *   ctr_then_hash  out = in XOR keystream, then acc = hash(acc, out): GCM's seal (and, with
  *                  GCM-SIV's counter and POLYVAL, GCM-SIV's open).
  *   hash_then_ctr  acc = hash(acc, in), and out = in XOR keystream: GCM's open.
+ *   ctr_then_hash_pub, hash_then_ctr_pub
+ *                  the same two for a counter the caller knows is public (GCM's J0 = IV || 1
+ *                  from a 12-byte IV, and the counters after it): they may branch on the
+ *                  counter (vaes-avx2 adds to the big-endian blocks while no group of them
+ *                  carries out of the last byte). A tier without such a form repeats the two
+ *                  above here; never NULL where those are not. A secret counter (J0 = GHASH(IV))
+ *                  must take ctr_then_hash / hash_then_ctr.
  *
  * The two stitched functions take (key, hkey, acc, ctr, in, out, nblocks): seven arguments, the
  * seventh on the stack on x86-64 (SysV) and in x6 on arm64. The counter is used as in ctr32_xor
@@ -221,6 +228,8 @@ typedef struct aesfast_aead_kernel {
     aesfast_ctr32_xor_fn *ctr;
     aesfast_aead_crypt_fn *ctr_then_hash;
     aesfast_aead_crypt_fn *hash_then_ctr;
+    aesfast_aead_crypt_fn *ctr_then_hash_pub; /* for a public counter (see above) */
+    aesfast_aead_crypt_fn *hash_then_ctr_pub;
 } aesfast_aead_kernel;
 
 /* One tier's kernels, chosen once per provider instance (provider/dispatch.c). */
@@ -287,6 +296,8 @@ aesfast_hash_init_fn aesfast_vaes_avx2_ghash_init;
 aesfast_hash_fn aesfast_vaes_avx2_ghash;
 aesfast_aead_crypt_fn aesfast_vaes_avx2_gcm_ctr_then_hash;
 aesfast_aead_crypt_fn aesfast_vaes_avx2_gcm_hash_then_ctr;
+aesfast_aead_crypt_fn aesfast_vaes_avx2_gcm_ctr_then_hash_pub; /* a public counter (see above) */
+aesfast_aead_crypt_fn aesfast_vaes_avx2_gcm_hash_then_ctr_pub;
 /* GCM's message in one call (kernels/gcm_msg.c), its last blocks by gcm_aesni.S's legacy-SSE
  * functions on this tier's table (groups of 8 blocks). */
 aesfast_gcm_msg_fn aesfast_vaes_avx2_gcm_seal_msg;

@@ -15,12 +15,12 @@
 #if defined(__x86_64__) && defined(AESFAST_ASM)
 
 /* A tier's part: how many data blocks (lanes) and how many blocks in all (powers: queue,
- * data and lengths block) its last function takes, its GHASH, stitched kernels and last
- * functions. */
+ * data and lengths block) its last function takes, its GHASH, stitched kernels (for a secret
+ * counter, and for a public one: aesfast_kernel.h's _pub) and last functions. */
 typedef struct {
     size_t lanes, powers;
     aesfast_hash_fn *hash;
-    aesfast_aead_crypt_fn *crypt[2]; /* open, seal */
+    aesfast_aead_crypt_fn *crypt[2][2]; /* [public][open, seal] */
     aesfast_gcm_last_fn *last[2];
 } gcm_msg_tier;
 
@@ -53,7 +53,8 @@ static void gcm_msg(const gcm_msg_tier *t, int enc, const aesfast_key *key,
               | ctr[15]) + 1;
         ctr[12] = (uint8_t)(lo >> 24), ctr[13] = (uint8_t)(lo >> 16);
         ctr[14] = (uint8_t)(lo >> 8), ctr[15] = (uint8_t)lo;
-        t->crypt[enc](key, hkey, msg->acc, ctr, in, out, done);
+        t->crypt[(msg->flags & AESFAST_MSG_CTR_PUBLIC) != 0][enc](key, hkey, msg->acc, ctr, in,
+                                                                   out, done);
         in += AESFAST_BLOCK * done; /* (in and out are NULL for a final without data) */
         out += AESFAST_BLOCK * done;
     }
@@ -62,13 +63,15 @@ static void gcm_msg(const gcm_msg_tier *t, int enc, const aesfast_key *key,
 
 static const gcm_msg_tier aesni = {
     7, 8, aesfast_aesni_ghash,
-    {aesfast_aesni_gcm_hash_then_ctr, aesfast_aesni_gcm_ctr_then_hash},
+    {{aesfast_aesni_gcm_hash_then_ctr, aesfast_aesni_gcm_ctr_then_hash},
+     {aesfast_aesni_gcm_hash_then_ctr, aesfast_aesni_gcm_ctr_then_hash}}, /* one form */
     {aesfast_aesni_gcm_open_last, aesfast_aesni_gcm_seal_last},
 };
 
 static const gcm_msg_tier vaes_avx2 = {
     7, 16, aesfast_vaes_avx2_ghash,
-    {aesfast_vaes_avx2_gcm_hash_then_ctr, aesfast_vaes_avx2_gcm_ctr_then_hash},
+    {{aesfast_vaes_avx2_gcm_hash_then_ctr, aesfast_vaes_avx2_gcm_ctr_then_hash},
+     {aesfast_vaes_avx2_gcm_hash_then_ctr_pub, aesfast_vaes_avx2_gcm_ctr_then_hash_pub}},
     {aesfast_vaes_avx2_gcm_open_last, aesfast_vaes_avx2_gcm_seal_last},
 };
 

@@ -189,14 +189,20 @@ typedef struct {
 /* The GCM and GCM-SIV tables of a tier whose functions are named aesfast_<prefix>_ghash_init
  * and so on; hash_prefix names the hash-loop variant (armv8-sha3 shares armv8's tables and
  * counters, and has its own EOR3 loops). GCM's hash key is per key, not per nonce, so its
- * hash_init_few is the whole hash_init; GCM-SIV's names the tier's short one (or the whole one). */
-#define GCM_KERNELS(prefix, hash_prefix, ctr)                                                  \
+ * hash_init_few is the whole hash_init; GCM-SIV's names the tier's short one (or the whole one).
+ * The stitched functions for a public counter are the same ones, but where GCM_KERNELS_PUB names
+ * the tier's _pub forms (GCM-SIV's counter is the tag: never public). */
+#define GCM_KERNELS_WITH(prefix, hash_prefix, ctr, pub)                                        \
     {aesfast_##prefix##_ghash_init, aesfast_##prefix##_ghash_init,                            \
      aesfast_##hash_prefix##_ghash, ctr,                                                       \
-     aesfast_##hash_prefix##_gcm_ctr_then_hash, aesfast_##hash_prefix##_gcm_hash_then_ctr}
+     aesfast_##hash_prefix##_gcm_ctr_then_hash, aesfast_##hash_prefix##_gcm_hash_then_ctr,     \
+     aesfast_##hash_prefix##_gcm_ctr_then_hash##pub, aesfast_##hash_prefix##_gcm_hash_then_ctr##pub}
+#define GCM_KERNELS(prefix, hash_prefix, ctr) GCM_KERNELS_WITH(prefix, hash_prefix, ctr, )
+#define GCM_KERNELS_PUB(prefix, hash_prefix, ctr) GCM_KERNELS_WITH(prefix, hash_prefix, ctr, _pub)
 #define GCMSIV_KERNELS(prefix, hash_prefix, init_few)                                          \
     {aesfast_##prefix##_polyval_init, init_few, aesfast_##hash_prefix##_polyval,              \
-     aesfast_##prefix##_ctr32le_xor, aesfast_##hash_prefix##_gcmsiv_ctr_then_hash, NULL}
+     aesfast_##prefix##_ctr32le_xor, aesfast_##hash_prefix##_gcmsiv_ctr_then_hash, NULL,       \
+     aesfast_##hash_prefix##_gcmsiv_ctr_then_hash, NULL}
 
 static const tier tier_generic = {
     {"generic", aesfast_generic_set_key, aesfast_generic_encrypt_block, aesfast_generic_ctr32_xor,
@@ -220,7 +226,7 @@ static const tier tier_vaes_avx512 = {
 static const tier tier_vaes_avx2 = {
     {"vaes-avx2", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
      aesfast_vaes_avx2_ctr32_xor,
-     GCM_KERNELS(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_ctr32_xor),
+     GCM_KERNELS_PUB(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_ctr32_xor),
      GCMSIV_KERNELS(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_polyval_init_few),
      aesfast_aesni_gcmsiv_derive, aesfast_vaes_avx2_gcm_seal_msg,
      aesfast_vaes_avx2_gcm_open_msg, aesfast_aesni_gcmsiv_seal_short,

@@ -9,7 +9,8 @@
  *           below (GCM's ciphertext is CTR from IV || 2, 32-bit counter): 295, 511 and 513 bytes
  *           on AES-128 and AES-256.
  *   gcm     encrypt_block (H, E(J0)), hash_init, hash (AAD, partial and lengths blocks),
- *           ctr_then_hash (seal) and hash_then_ctr (open), each vector sealed and opened, the
+ *           ctr_then_hash (seal) and hash_then_ctr (open), and their forms for a public counter
+ *           (the provider's for a 12-byte IV), each vector sealed and opened by both, the
  *           ciphertext and tag compared: Wycheproof 513 bytes (AES-128) and 511 bytes (AES-256)
  *           without AAD, the GCM spec's test case 10 (AES-192, 60 bytes, 20 of AAD), and
  *           BoringSSL's 295 bytes with 295 of AAD (AES-128).
@@ -183,13 +184,16 @@ static int test_gcm(const aesfast_kernel *k, scratch *s)
         memcpy(ctr, j0, sizeof(ctr));
         ctr[15] = 2;
 
-        for (int open = 0; open < 2; open++) {
+        for (int f = 0; f < 4; f++) { /* seal, open; then the same for a public counter */
+            const int open = f % 2, pub = f / 2;
             const uint8_t *in = open ? v->ct : v->pt;
+            aesfast_aead_crypt_fn *fn = pub ? (open ? k->gcm.hash_then_ctr_pub
+                                                    : k->gcm.ctr_then_hash_pub)
+                                            : (open ? k->gcm.hash_then_ctr : k->gcm.ctr_then_hash);
 
             memset(acc, 0, sizeof(acc));
             hash_padded(&k->gcm, &s->hkey, acc, v->aad, v->aadlen);
-            (open ? k->gcm.hash_then_ctr : k->gcm.ctr_then_hash)(&s->key, &s->hkey, acc, ctr,
-                                                                 in, s->out, n);
+            fn(&s->key, &s->hkey, acc, ctr, in, s->out, n);
             tail_xor(k, &s->key, ctr, in, s->out, v->len, 0);
             hash_final(&k->gcm, &s->hkey, acc, open ? v->ct : s->out, v->len, lens);
             for (int b = 0; b < AESFAST_BLOCK; b++)

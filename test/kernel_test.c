@@ -320,13 +320,24 @@ static void store_be64_bits(uint8_t *p, uint64_t bytes)
         p[i] = (uint8_t)v;
 }
 
+/* A tier's stitched GCM function: open (hash_then_ctr) or seal, for a public counter or not. */
+static aesfast_aead_crypt_fn *gcm_fn(const aesfast_kernel *k, int open, int pub)
+{
+    const aesfast_aead_kernel *g = &k->gcm;
+
+    return pub ? (open ? g->hash_then_ctr_pub : g->ctr_then_hash_pub)
+               : (open ? g->hash_then_ctr : g->ctr_then_hash);
+}
+
 /*
  * One GCM message of aadblocks and n whole blocks through the tier's kernels, sealed
  * (ctr_then_hash) and opened (hash_then_ctr), compared with libcrypto's ciphertext and tag.
  * The stitched call is split in two at split (0 = one call), as the provider does across updates.
+ * pub: through the forms for a public counter (ctr_then_hash_pub, hash_then_ctr_pub), as the
+ * provider calls them for a 12-byte IV.
  */
 static void test_gcm_case(const aesfast_kernel *k, size_t keylen, size_t aadblocks, size_t n,
-                          size_t split, size_t misalign, int in_place)
+                          size_t split, size_t misalign, int in_place, int pub)
 {
     enum { GUARD = 32 };
     const aesfast_aead_kernel *g = &k->gcm;
@@ -369,7 +380,7 @@ static void test_gcm_case(const aesfast_kernel *k, size_t keylen, size_t aadbloc
 
         memset(acc, 0, 16);
         g->hash(hk, acc, aad, aadblocks);
-        aesfast_aead_crypt_fn *fn = open ? g->hash_then_ctr : g->ctr_then_hash;
+        aesfast_aead_crypt_fn *fn = gcm_fn(k, open, pub);
         memcpy(ctr, j0, 16);
         ctr[15] = 2;
         memcpy(ctr_copy, ctr, 16);
@@ -382,13 +393,13 @@ static void test_gcm_case(const aesfast_kernel *k, size_t keylen, size_t aadbloc
         for (int i = 0; i < 16; i++)
             tag[i] = acc[i] ^ ekj0[i];
         CHECK(memcmp(out, open ? pt : want, len) == 0,
-              "%s: gcm %s output differs: %zu-byte key, %zu AAD blocks, %zu blocks, split %zu, "
-              "misalign %zu, in_place %d", k->name, open ? "open" : "seal", keylen, aadblocks, n,
-              split, misalign, in_place);
+              "%s: gcm %s%s output differs: %zu-byte key, %zu AAD blocks, %zu blocks, split %zu, "
+              "misalign %zu, in_place %d", k->name, open ? "open" : "seal", pub ? " (pub)" : "",
+              keylen, aadblocks, n, split, misalign, in_place);
         CHECK(memcmp(tag, want_tag, 16) == 0,
-              "%s: gcm %s tag differs: %zu-byte key, %zu AAD blocks, %zu blocks, split %zu, "
-              "misalign %zu, in_place %d", k->name, open ? "open" : "seal", keylen, aadblocks, n,
-              split, misalign, in_place);
+              "%s: gcm %s%s tag differs: %zu-byte key, %zu AAD blocks, %zu blocks, split %zu, "
+              "misalign %zu, in_place %d", k->name, open ? "open" : "seal", pub ? " (pub)" : "",
+              keylen, aadblocks, n, split, misalign, in_place);
         CHECK(memcmp(before, out - GUARD, GUARD) == 0 && memcmp(after, out + len, GUARD) == 0,
               "%s: gcm %s wrote outside its output (%zu blocks)", k->name,
               open ? "open" : "seal", n);
@@ -404,8 +415,9 @@ static void test_gcm_case(const aesfast_kernel *k, size_t keylen, size_t aadbloc
 
 /* The stitched kernels across a 32-bit counter wrap (GCM with a non-12-byte IV can start
  * anywhere): the output against ctr32_reference, the hash against the generic tier's GHASH of
- * the ciphertext (itself checked against libcrypto above). */
-static void test_gcm_wrap(const aesfast_kernel *k, size_t keylen, size_t n)
+ * the ciphertext (itself checked against libcrypto above); pub as test_gcm_case's (a public
+ * counter does not wrap in a message, but the functions must be right there too). */
+static void test_gcm_wrap(const aesfast_kernel *k, size_t keylen, size_t n, int pub)
 {
     const aesfast_kernel *generic = aesfast_kernel_by_name("generic");
     uint8_t key[32], h[16], ctr[16], acc[16], acc_ref[16];
@@ -430,11 +442,11 @@ static void test_gcm_wrap(const aesfast_kernel *k, size_t keylen, size_t n)
         generic->gcm.hash(hk_ref, acc_ref, open ? in : want, n);
         uint8_t a[16];
         memcpy(a, acc, 16);
-        (open ? k->gcm.hash_then_ctr : k->gcm.ctr_then_hash)(&ks, hk, a, ctr, in, out, n);
-        CHECK(memcmp(out, want, 16 * n) == 0, "%s: gcm %s across the counter wrap: output",
-              k->name, open ? "open" : "seal");
-        CHECK(memcmp(a, acc_ref, 16) == 0, "%s: gcm %s across the counter wrap: hash", k->name,
-              open ? "open" : "seal");
+        gcm_fn(k, open, pub)(&ks, hk, a, ctr, in, out, n);
+        CHECK(memcmp(out, want, 16 * n) == 0, "%s: gcm %s%s across the counter wrap: output",
+              k->name, open ? "open" : "seal", pub ? " (pub)" : "");
+        CHECK(memcmp(a, acc_ref, 16) == 0, "%s: gcm %s%s across the counter wrap: hash", k->name,
+              open ? "open" : "seal", pub ? " (pub)" : "");
     }
     free(hk);
     free(hk_ref);
@@ -444,8 +456,10 @@ static void test_gcm_wrap(const aesfast_kernel *k, size_t keylen, size_t n)
 }
 
 /* The stitched kernels from a counter whose low byte is lo, against ctr32_reference and the
- * generic tier's GHASH of the ciphertext. */
-static void test_gcm_low_byte(const aesfast_kernel *k, size_t keylen, uint8_t lo, size_t n)
+ * generic tier's GHASH of the ciphertext (pub as test_gcm_case's: the public forms' groups
+ * that carry out of the low byte). */
+static void test_gcm_low_byte(const aesfast_kernel *k, size_t keylen, uint8_t lo, size_t n,
+                              int pub)
 {
     const aesfast_kernel *generic = aesfast_kernel_by_name("generic");
     uint8_t key[32], h[16], ctr[16], acc[16], a[16];
@@ -466,10 +480,10 @@ static void test_gcm_low_byte(const aesfast_kernel *k, size_t keylen, uint8_t lo
         memset(acc, 0, 16);
         generic->gcm.hash(hk_ref, acc, open ? in : want, n);
         memset(a, 0, 16);
-        (open ? k->gcm.hash_then_ctr : k->gcm.ctr_then_hash)(&ks, hk, a, ctr, in, out, n);
+        gcm_fn(k, open, pub)(&ks, hk, a, ctr, in, out, n);
         CHECK(memcmp(out, want, 16 * n) == 0 && memcmp(a, acc, 16) == 0,
-              "%s: gcm %s from a counter with low byte %u (%zu-byte key): wrong %s", k->name,
-              open ? "open" : "seal", lo, keylen,
+              "%s: gcm %s%s from a counter with low byte %u (%zu-byte key): wrong %s", k->name,
+              open ? "open" : "seal", pub ? " (pub)" : "", lo, keylen,
               memcmp(out, want, 16 * n) != 0 ? "output" : "hash");
     }
     free(hk);
@@ -482,41 +496,48 @@ static void test_gcm_low_byte(const aesfast_kernel *k, size_t keylen, uint8_t lo
 static void test_gcm_tier(const aesfast_kernel *k)
 {
     static const size_t keylens[] = {16, 24, 32};
+    /* The forms for a public counter: tested where the tier has its own. */
+    int npub = k->gcm.ctr_then_hash_pub != k->gcm.ctr_then_hash
+               || k->gcm.hash_then_ctr_pub != k->gcm.hash_then_ctr;
 
     if (!CHECK(k->gcm.hash_init && k->gcm.hash && k->gcm.ctr && k->gcm.ctr_then_hash
-                   && k->gcm.hash_then_ctr,
+                   && k->gcm.hash_then_ctr && k->gcm.ctr_then_hash_pub
+                   && k->gcm.hash_then_ctr_pub,
                "%s: the GCM kernel table is incomplete", k->name))
         return;
     CHECK(k->gcm.ctr == k->ctr32_xor, "%s: GCM's counter is not the tier's ctr32_xor", k->name);
-    for (int i = 0; i < 3; i++) {
-        size_t kl = keylens[i];
-        for (size_t n = 0; n <= 100; n++)
-            test_gcm_case(k, kl, n % 7 == 6 ? 20 + n % 40 : n % 4, n, n % 3 == 1 ? n / 2 : 0,
-                          n % 16, n % 5 == 0);
-        for (size_t a = 0; a <= 70; a++)
-            test_gcm_case(k, kl, a, a % 3, 0, a % 16, 0);
-        static const size_t large[] = {255, 256, 257, 1000, 4099};
-        for (size_t j = 0; j < sizeof(large) / sizeof(large[0]); j++)
-            test_gcm_case(k, kl, j, large[j], j % 2 ? 33 : 0, j, (int)j % 2);
-        for (size_t n = 1; n <= 40; n += 3)
-            test_gcm_wrap(k, kl, n);
-        test_gcm_wrap(k, kl, 300);
-        /* Around the 512-bit tier's 32-block groups (one reduction each; seal hashes a group
-         * behind): calls that end at, or split a message at, a group boundary and either side
-         * of it, in place and not, at every alignment of in. */
-        static const size_t edges[] = {31, 32, 33, 63, 64, 65, 95, 96, 97};
-        static const size_t splits[] = {0, 1, 8, 31, 32, 33};
-        for (size_t e = 0; e < sizeof(edges) / sizeof(edges[0]); e++)
-            for (size_t j = 0; j < sizeof(splits) / sizeof(splits[0]); j++)
-                if (splits[j] < edges[e])
-                    test_gcm_case(k, kl, (e + j) % 3, edges[e], splits[j], (e * 6 + j) % 16,
-                                  (int)(e + j) % 2);
+    for (int pub = 0; pub <= npub; pub++) {
+        for (int i = 0; i < 3; i++) {
+            size_t kl = keylens[i];
+            for (size_t n = 0; n <= 100; n++)
+                test_gcm_case(k, kl, n % 7 == 6 ? 20 + n % 40 : n % 4, n,
+                              n % 3 == 1 ? n / 2 : 0, n % 16, n % 5 == 0, pub);
+            for (size_t a = 0; a <= 70; a++)
+                test_gcm_case(k, kl, a, a % 3, 0, a % 16, 0, pub);
+            static const size_t large[] = {255, 256, 257, 1000, 4099};
+            for (size_t j = 0; j < sizeof(large) / sizeof(large[0]); j++)
+                test_gcm_case(k, kl, j, large[j], j % 2 ? 33 : 0, j, (int)j % 2, pub);
+            for (size_t n = 1; n <= 40; n += 3)
+                test_gcm_wrap(k, kl, n, pub);
+            test_gcm_wrap(k, kl, 300, pub);
+            /* Around the 512-bit tier's 32-block groups (one reduction each; seal hashes a
+             * group behind): calls that end at, or split a message at, a group boundary and
+             * either side of it, in place and not, at every alignment of in. */
+            static const size_t edges[] = {31, 32, 33, 63, 64, 65, 95, 96, 97};
+            static const size_t splits[] = {0, 1, 8, 31, 32, 33};
+            for (size_t e = 0; e < sizeof(edges) / sizeof(edges[0]); e++)
+                for (size_t j = 0; j < sizeof(splits) / sizeof(splits[0]); j++)
+                    if (splits[j] < edges[e])
+                        test_gcm_case(k, kl, (e + j) % 3, edges[e], splits[j],
+                                      (e * 6 + j) % 16, (int)(e + j) % 2, pub);
+        }
+        /* Counters whose low byte starts anywhere, so that a group's 32 counters carry into
+         * byte 14 at every position (and across the 2^32 wrap: test_gcm_wrap); the public
+         * forms' groups of 16 (vaes-avx2) before, at and after the carry, for every low byte. */
+        for (int i = 0; i < 3; i++)
+            for (unsigned lo = 0; lo < 256; lo += pub ? 1 : 7)
+                test_gcm_low_byte(k, keylens[i], (uint8_t)lo, 70, pub);
     }
-    /* Counters whose low byte starts anywhere, so that a group's 32 counters carry into byte 14
-     * at every position (and across the 2^32 wrap: test_gcm_wrap). */
-    for (int i = 0; i < 3; i++)
-        for (unsigned lo = 0; lo < 256; lo += 7)
-            test_gcm_low_byte(k, keylens[i], (uint8_t)lo, 70);
 }
 
 /* ---- GCM's message in one call: gcm_seal_msg and gcm_open_msg ---- */

@@ -208,13 +208,18 @@ static const struct expected_tier {
 } expected_tiers[] = {
 /* A tier's GCM table: aesfast_<init>_ghash_init (twice: GCM has no short table), then
  * aesfast_<fns>_ghash and the rest; its GCM-SIV table: aesfast_<init>_polyval_init, the short
- * one (few), aesfast_<fns>_polyval, aesfast_<init>_ctr32le_xor and the stitched open. */
-#define GCM(init, fns, ctr)                                                                    \
+ * one (few), aesfast_<fns>_polyval, aesfast_<init>_ctr32le_xor and the stitched open; for a
+ * public counter the same stitched functions (GCM-SIV, and GCM where the tier has no other
+ * form) or the tier's _pub ones (GCM_PUB). */
+#define GCM_WITH(init, fns, ctr, pub)                                                          \
     {aesfast_##init##_ghash_init, aesfast_##init##_ghash_init, aesfast_##fns##_ghash, ctr,     \
-     aesfast_##fns##_gcm_ctr_then_hash, aesfast_##fns##_gcm_hash_then_ctr}
+     aesfast_##fns##_gcm_ctr_then_hash, aesfast_##fns##_gcm_hash_then_ctr,                     \
+     aesfast_##fns##_gcm_ctr_then_hash##pub, aesfast_##fns##_gcm_hash_then_ctr##pub}
+#define GCM(init, fns, ctr) GCM_WITH(init, fns, ctr, )
+#define GCM_PUB(init, fns, ctr) GCM_WITH(init, fns, ctr, _pub)
 #define GCMSIV(init, few, fns)                                                                 \
     {aesfast_##init##_polyval_init, few, aesfast_##fns##_polyval, aesfast_##init##_ctr32le_xor, \
-     aesfast_##fns##_gcmsiv_ctr_then_hash, NULL}
+     aesfast_##fns##_gcmsiv_ctr_then_hash, NULL, aesfast_##fns##_gcmsiv_ctr_then_hash, NULL}
 #if defined(__x86_64__) && defined(AESFAST_ASM)
     /* The VAES tiers reuse AES-NI's key schedule and single block; the loops are theirs. */
     {"vaes-avx512", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
@@ -222,7 +227,7 @@ static const struct expected_tier {
      GCMSIV(vaes_avx512, aesfast_vaes_avx512_polyval_init_few, vaes_avx512),
      aesfast_aesni_gcmsiv_derive},
     {"vaes-avx2", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
-     aesfast_vaes_avx2_ctr32_xor, GCM(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_ctr32_xor),
+     aesfast_vaes_avx2_ctr32_xor, GCM_PUB(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_ctr32_xor),
      GCMSIV(vaes_avx2, aesfast_vaes_avx2_polyval_init_few, vaes_avx2), aesfast_aesni_gcmsiv_derive},
     {"aesni", aesfast_aesni_set_key, aesfast_aesni_encrypt_block, aesfast_aesni_ctr32_xor,
      GCM(aesni, aesni, aesfast_aesni_ctr32_xor),
@@ -240,7 +245,9 @@ static const struct expected_tier {
     {"generic", aesfast_generic_set_key, aesfast_generic_encrypt_block,
      aesfast_generic_ctr32_xor, GCM(generic, generic, aesfast_generic_ctr32_xor),
      GCMSIV(generic, aesfast_generic_polyval_init, generic), NULL},
+#undef GCM_WITH
 #undef GCM
+#undef GCM_PUB
 #undef GCMSIV
 };
 #define N_EXPECTED (sizeof(expected_tiers) / sizeof(expected_tiers[0]))

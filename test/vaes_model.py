@@ -7,7 +7,8 @@ vaes_model.py --snippets SNIPPETS SO [KERNELS]: checks the model itself against 
 
   OBJECT    an ELF object, or a static library (plain or thin) with a member that defines FUNCTION
   FUNCTION  aesfast_vaes_avx512_X or aesfast_vaes_avx2_X, X one of ctr32_xor, ghash_init, ghash,
-            gcm_ctr_then_hash, gcm_hash_then_ctr (GCM), ctr32le_xor, polyval_init, polyval,
+            gcm_ctr_then_hash, gcm_hash_then_ctr (GCM; and, 256-bit, their _pub forms for a public
+            counter), ctr32le_xor, polyval_init, polyval,
             gcmsiv_ctr_then_hash (GCM-SIV); the hash and stitched ones also run the tier's
             ghash_init (GCM) or polyval_init (GCM-SIV), from the same OBJECT, to build the table
             of H powers
@@ -34,7 +35,8 @@ by instruction on modeled registers (16 GPRs, 32 vector registers of 512 bits, k
   - gcm_ctr_then_hash / gcm_hash_then_ctr: out = in XOR AES(ctr + i) and acc = GHASH of out
     (resp. in), for AES-128/192/256 x the same block counts (and, AES-128, 23 counts from 47 to
     512), with counter wraps, in-place calls, and calls split in 2..4 (fixed and random lengths
-    up to 300 blocks) that must chain to the one-call result;
+    up to 300 blocks) that must chain to the one-call result; the _pub forms the same, with
+    counters whose last byte is near 0xff too (a group of 16 carries out of it);
   - gcm_seal_msg / gcm_open_msg: out = in XOR AES(J0 + 1 + i), the tag E(J0) ^ GHASH(acc, queue,
     the hashed data blocks, the lengths block), and the state a message that goes on resumes
     from (acc', queue': the same hash without the lengths block, ending with the partial
@@ -61,7 +63,8 @@ by instruction on modeled registers (16 GPRs, 32 vector registers of 512 bits, k
     register; no function needs a CPU feature provider/dispatch.c does not check for its tier;
   - constant time (the check valgrind cannot do for VAES): for each function and block counts
     0..64, two calls with the same lengths and buffer addresses but other key, H, acc, counter
-    and data execute the same instruction sequence and make the same memory accesses.
+    (but a _pub function's, which is public) and data execute the same instruction sequence and
+    make the same memory accesses.
 Prints "vaes_model: N passed, M failed (FUNCTION)"; exits 0 if all passed, 1 otherwise (a
 FUNCTION that is only a placeholder, endbr64; ud2, fails too).
 
@@ -209,14 +212,17 @@ def add_ctr(ctr, n, fmt='ctr32'):
 
 # What each function is: its counter format, its hash and the hash's init function, for the
 # stitched ones whether the hash covers the output (ctr_then_hash) or the input (hash_then_ctr),
-# and whether it is one of GCM's one-call message functions (gcm_seal_msg, gcm_open_msg).
-Kind = namedtuple('Kind', 'fmt hash init hash_out msg', defaults=(False,))
+# whether it is one of GCM's one-call message functions (gcm_seal_msg, gcm_open_msg), and whether
+# its counter is public (the _pub stitched functions: they may branch on it).
+Kind = namedtuple('Kind', 'fmt hash init hash_out msg pub', defaults=(False, False))
 KINDS = {
     'ctr32_xor': Kind('ctr32', None, None, None),
     'ghash_init': Kind(None, 'ghash', 'ghash_init', None),
     'ghash': Kind(None, 'ghash', 'ghash_init', None),
     'gcm_ctr_then_hash': Kind('ctr32', 'ghash', 'ghash_init', True),
     'gcm_hash_then_ctr': Kind('ctr32', 'ghash', 'ghash_init', False),
+    'gcm_ctr_then_hash_pub': Kind('ctr32', 'ghash', 'ghash_init', True, pub=True),
+    'gcm_hash_then_ctr_pub': Kind('ctr32', 'ghash', 'ghash_init', False, pub=True),
     'ctr32le_xor': Kind('ctr32le', None, None, None),
     'polyval_init': Kind(None, 'polyval', 'polyval_init', None),
     'polyval_init_few': Kind(None, 'polyval', 'polyval_init_few', None),  # hashes of <= 8 blocks
@@ -1524,7 +1530,8 @@ def ct_case(t, what, key_len, nblocks, in_place):
         key, h = rng.randbytes(key_len), rng.randbytes(16)
         at = lambda i, base: base + offsets[i]
         acc = Region('acc', at(0, 0x28000), rng.randbytes(16), writable=True)
-        ctr = Region('ctr', at(1, 0x30000), rng.randbytes(16))
+        # (a public counter, as a _pub function's, is the same in both runs: it may branch on it)
+        ctr = Region('ctr', at(1, 0x30000), offsets_j0 if k.pub else rng.randbytes(16))
         inb = Region('in', at(2, 0x40000), rng.randbytes(16 * nblocks), writable=in_place)
         out = inb if in_place else Region('out', at(3, 0x60000), bytes(16 * nblocks),
                                           readable=False, writable=True)
@@ -1611,7 +1618,7 @@ def test_constant_time(t, what):
                      ct_case(t, what, key_len, nblocks, in_place))
 
 
-def random_ctr(rng, case, nblocks, fmt='ctr32'):
+def random_ctr(rng, case, nblocks, fmt='ctr32', pub=False):
     ctr = bytearray(rng.randbytes(16))
     if case % 3 == 0:                         # the counter word wraps inside the call (n >= 2)
         low = 2**32 - 1 - rng.randrange(max(nblocks - 1, 1))
@@ -1619,6 +1626,8 @@ def random_ctr(rng, case, nblocks, fmt='ctr32'):
             ctr[:4] = low.to_bytes(4, 'little')
         else:
             ctr[12:] = low.to_bytes(4, 'big')
+    elif pub and case % 3 == 1:               # the last byte near 0xff: a group of 16 carries
+        ctr[15] = 0xff - rng.randrange(32)
     return bytes(ctr)
 
 
@@ -1678,7 +1687,7 @@ def test_short(t, what):
 
 def test_function(t, what):
     rng, k = t.rng, KINDS[what]
-    random_ctr_k = lambda rng, case, nblocks: random_ctr(rng, case, nblocks, k.fmt)
+    random_ctr_k = lambda rng, case, nblocks: random_ctr(rng, case, nblocks, k.fmt, k.pub)
     if what in SHORT_KINDS:
         test_short(t, what)
     elif k.hash is None:

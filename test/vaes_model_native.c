@@ -20,6 +20,7 @@ static const struct {
     FN(aesfast_vaes_avx2_gcm_hash_then_ctr), FN(aesfast_vaes_avx2_ctr32le_xor),
     FN(aesfast_vaes_avx2_polyval_init),      FN(aesfast_vaes_avx2_polyval),
     FN(aesfast_vaes_avx2_gcmsiv_ctr_then_hash), FN(aesfast_vaes_avx2_polyval_init_few),
+    FN(aesfast_vaes_avx2_gcm_ctr_then_hash_pub), FN(aesfast_vaes_avx2_gcm_hash_then_ctr_pub),
 };
 
 void (*vaes_model_native_fn(const char *name))(void)

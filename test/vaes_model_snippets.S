@@ -237,6 +237,10 @@ SNIP scalar
         vpinsrq         $0, %r10, %xmm12, %xmm13
         vpinsrq         $1, %r10, %xmm12, %xmm14
         vpinsrd         $3, %r11d, %xmm15, %xmm15
+        movzbl          MEM+15(%rdi), %ecx      /* a counter block's last byte */
+        cmp             $240, %cl
+        seta            %dl
+        add             $16, %cl
 ENDSNIP scalar
 
 SNIP insext
