@@ -183,22 +183,10 @@ void aesfast_aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfas
         flush(s, f, hkey);
         (hash_out ? f->ctr_then_hash : f->hash_then_ctr)(key, hkey, s->acc, s->ctr, in, out,
                                                          nblocks);
+        aesfast_ctr32_add(s->ctr, s->fmt, (uint32_t)nblocks);
     } else if (nblocks > 0) { /* a few blocks: the counter kernel, and the queue */
-        if (!hash_out)
-            push(s, f, hkey, in, nblocks); /* a copy: out may be in */
-        if (nblocks == 1) { /* the single-block kernel has the least to set up */
-            /* Its keystream goes where a tail's would (ks.num is 0 here: no leftover), which
-             * the message's end wipes: none is left on the stack. */
-            kern->encrypt_block(key, s->ctr, s->ks.ks);
-            for (int i = 0; i < AESFAST_BLOCK; i++)
-                out[i] = in[i] ^ s->ks.ks[i];
-        } else {
-            f->ctr(key, s->ctr, in, out, nblocks);
-        }
-        if (hash_out)
-            push(s, f, hkey, out, nblocks);
+        aesfast_aead_crypt_blocks(s, kern, f, key, hkey, in, out, nblocks, hash_out);
     }
-    aesfast_ctr32_add(s->ctr, s->fmt, (uint32_t)nblocks);
     in += nblocks * AESFAST_BLOCK;
     out += nblocks * AESFAST_BLOCK;
     len %= AESFAST_BLOCK;

@@ -215,20 +215,17 @@ static inline void aesfast_copy_few_blocks(uint8_t *to, const uint8_t *blocks, s
     }
 }
 
-/* aesfast_aead_crypt's usual small update, for the caller to inline: 1..AEAD_PENDING - 1 whole
- * blocks with no partial block before them, into the queue. 0 (nothing done) for any other. A
- * single block's keystream is made in its queue slot, which then takes the block to hash: no
- * keystream is left in memory, and the 16-byte update makes one kernel call. */
-static inline int aesfast_aead_crypt_few(aead_stream *s, const aesfast_kernel *kern,
-                                         const aesfast_aead_kernel *f, const aesfast_key *key,
-                                         const aesfast_hash_key *hkey, const uint8_t *in,
-                                         uint8_t *out, size_t len, int hash_out)
+/* n (1..AEAD_PENDING - 1) whole blocks at a block boundary of the data (no partial block
+ * before them): the counter kernel, the blocks to hash into the queue, the counter advanced.
+ * A single block's keystream is made in its queue slot, which then takes the block to hash: no
+ * keystream is left in memory, and the block costs one kernel call. */
+static inline void aesfast_aead_crypt_blocks(aead_stream *s, const aesfast_kernel *kern,
+                                             const aesfast_aead_kernel *f, const aesfast_key *key,
+                                             const aesfast_hash_key *hkey, const uint8_t *in,
+                                             uint8_t *out, size_t n, int hash_out)
 {
-    size_t n = len / AESFAST_BLOCK;
     uint8_t *slot;
 
-    if (len % AESFAST_BLOCK != 0 || n - 1 >= AEAD_PENDING - 1 || s->ks.num != 0 || !s->in_data)
-        return 0;
     if (s->npend + n > s->qmax)
         aesfast_aead_flush(s, f, hkey);
     slot = s->pend + s->npend * AESFAST_BLOCK;
@@ -249,8 +246,22 @@ static inline int aesfast_aead_crypt_few(aead_stream *s, const aesfast_kernel *k
             aesfast_copy_few_blocks(slot, out, n);
     }
     s->npend += (unsigned int)n;
-    s->datalen += len;
     aesfast_ctr32_add(s->ctr, s->fmt, (uint32_t)n);
+}
+
+/* aesfast_aead_crypt's usual small update, for the caller to inline: 1..AEAD_PENDING - 1 whole
+ * blocks in the data with no partial block before them. 0 (nothing done) for any other. */
+static inline int aesfast_aead_crypt_few(aead_stream *s, const aesfast_kernel *kern,
+                                         const aesfast_aead_kernel *f, const aesfast_key *key,
+                                         const aesfast_hash_key *hkey, const uint8_t *in,
+                                         uint8_t *out, size_t len, int hash_out)
+{
+    size_t n = len / AESFAST_BLOCK;
+
+    if (len % AESFAST_BLOCK != 0 || n - 1 >= AEAD_PENDING - 1 || s->ks.num != 0 || !s->in_data)
+        return 0;
+    aesfast_aead_crypt_blocks(s, kern, f, key, hkey, in, out, n, hash_out);
+    s->datalen += len;
     return 1;
 }
 

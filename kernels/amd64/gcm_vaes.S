@@ -390,6 +390,20 @@
         .set            GHP_X, %xmm8
 .endm
 
+/* The schoolbook halves of \x times the powers in GHP_V, lane by lane: a_lo * b_lo into GLO and
+ * a_hi * b_hi into GHI, written (\first = 1) or added. */
+.macro _mul_lo_hi x, first
+.if \first
+        vpclmulqdq      $0x00, GHP_V, \x, GLO           /* a_lo * b_lo */
+        vpclmulqdq      $0x11, GHP_V, \x, GHI           /* a_hi * b_hi */
+.else
+        vpclmulqdq      $0x00, GHP_V, \x, GT
+        vpxor           GT, GLO, GLO
+        vpclmulqdq      $0x11, GHP_V, \x, GT
+        vpxor           GT, GHI, GHI
+.endif
+.endm
+
 /*
  * GD (blocks as integers) times the powers at \disp(\hk) (Karatsuba terms 256 bytes on), lane by
  * lane, added to GLO/GMI/GHI (Karatsuba); \first = 1 writes the sums instead. The powers pass
@@ -405,15 +419,7 @@
 .else
         vmovdqu         \disp(\hk), GHP_V               /* the powers */
 .endif
-.if \first
-        vpclmulqdq      $0x00, GHP_V, GD, GLO           /* a_lo * b_lo */
-        vpclmulqdq      $0x11, GHP_V, GD, GHI           /* a_hi * b_hi */
-.else
-        vpclmulqdq      $0x00, GHP_V, GD, GT
-        vpxor           GT, GLO, GLO
-        vpclmulqdq      $0x11, GHP_V, GD, GT
-        vpxor           GT, GHI, GHI
-.endif
+        _mul_lo_hi      GD, \first
 .if \one
         vmovdqu         256+\disp(\hk), GHP_X
 .else
@@ -455,20 +461,9 @@
         vmovdqu         \off+(\i+1)*VL(\src), GB
         _hash_bswap     \hfmt, GB, GT
         vmovdqu         \pw+\i*VL(HKEY), GHP_V        /* a's powers */
-.if \first
-        vpclmulqdq      $0x00, GHP_V, GD, GLO           /* a_lo * b_lo */
-        vpclmulqdq      $0x11, GHP_V, GD, GHI           /* a_hi * b_hi */
-.else
-        vpclmulqdq      $0x00, GHP_V, GD, GT
-        vpxor           GT, GLO, GLO
-        vpclmulqdq      $0x11, GHP_V, GD, GT
-        vpxor           GT, GHI, GHI
-.endif
+        _mul_lo_hi      GD, \first
         vmovdqu         \pw+(\i+1)*VL(HKEY), GHP_V    /* b's powers */
-        vpclmulqdq      $0x00, GHP_V, GB, GT
-        vpxor           GT, GLO, GLO
-        vpclmulqdq      $0x11, GHP_V, GB, GT
-        vpxor           GT, GHI, GHI
+        _mul_lo_hi      GB, 0
 .endif
 .if \half != 1
         vpunpcklqdq     GB, GD, GT                      /* [a_lo, b_lo] per lane */
