@@ -12,6 +12,10 @@
 #   test/build-openssl.sh --host aarch64  the same source cross-built for linux-aarch64 with
 #                                         aarch64-linux-gnu-gcc, in its own tree openssl-<v>-aarch64
 #                                         (its programs run under qemu-aarch64)
+#   test/build-openssl.sh --full          also everything else \`make\` builds: the static libraries
+#                                         (libcrypto.a, libssl.a), every test program, the engines and
+#                                         the legacy module, for OpenSSL's own test suite
+#                                         (test/openssl-suite.sh) and the static hosts (test/static_host.c)
 #   AESFAST_OPENSSL_VERSION=3.5.7 ...     insist on one upstream version (its series, unless
 #                                         --series says otherwise, which must then agree)
 #   AESFAST_CACHE_DIR=DIR ...             cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/aesfast)
@@ -20,7 +24,7 @@
 # Concurrent runs serialize on a flock in the cache root.
 set -euo pipefail
 
-host= series=
+host= series= full=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --series) [ $# -ge 2 ] || { echo "build-openssl: --series needs a value" >&2; exit 2; }
@@ -29,6 +33,7 @@ while [ $# -gt 0 ]; do
     --host) [ $# -ge 2 ] || { echo "build-openssl: --host needs a value" >&2; exit 2; }
       host=$2; shift ;;
     --host=*) host=${1#--host=} ;;
+    --full) full=1 ;;
     *) echo "build-openssl: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -58,6 +63,7 @@ case "$want" in ''|"$series".*) ;;
 esac
 series_re=$(printf '%s' "$series" | sed 's/\./\\./g')
 stamp=.aesfast-built
+full_stamp=.aesfast-built-full
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 
@@ -68,7 +74,9 @@ complete() {
   local t=$1
   [ -f "$t/$stamp" ] && [ -x "$t/test/evp_test" ] && [ -x "$t/apps/openssl" ] \
     && [ -e "$t/libcrypto.so.$major" ] \
-    && [ -f "$t/test/recipes/30-test_evp_data/evpciph_aes_common.txt" ]
+    && [ -f "$t/test/recipes/30-test_evp_data/evpciph_aes_common.txt" ] \
+    && { [ $full -eq 0 ] || { [ -f "$t/$full_stamp" ] && [ -f "$t/libcrypto.a" ] \
+                                && [ -f "$t/libssl.a" ] && [ -x "$t/test/sslapitest" ]; }; }
 }
 
 # Newest finished tree of the series for this host in the cache (or the wanted one), if any.  Native trees
@@ -91,6 +99,9 @@ find_done() {
 
 # A cross tree follows the native one: the same version (and tarball), unless one is asked for.
 if [ -n "$host" ] && [ -z "$want" ] && t=$(suffix= find_done); then want=${t##*/openssl-}; fi
+
+# --full completes a tree already built without it: the same version.
+if [ $full -eq 1 ] && [ -z "$want" ] && t=$(full=0 find_done); then want=${t##*/openssl-}; want=${want%"$suffix"}; fi
 
 if t=$(find_done); then echo "$t" >&3; exit 0; fi
 
@@ -159,7 +170,11 @@ start=$SECONDS
 (cd "$tree" && make -j"$jobs" build_generated && make -j"$jobs" "libcrypto.so.$major" "libssl.so.$major" \
    apps/openssl test/evp_test) >>"$logf" 2>&1 \
   || { tail -n 40 "$logf"; log "make failed"; exit 1; }
-log "built in $((SECONDS - start)) s"
 touch "$tree/$stamp"
+if [ $full -eq 1 ]; then # the rest, incrementally: the static libraries and every test program
+  (cd "$tree" && make -j"$jobs") >>"$logf" 2>&1 || { tail -n 40 "$logf"; log "make (--full) failed"; exit 1; }
+  touch "$tree/$full_stamp"
+fi
+log "built in $((SECONDS - start)) s"
 complete "$tree" || { log "build finished but $tree lacks an expected file"; exit 1; }
 echo "$tree" >&3
