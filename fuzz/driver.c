@@ -471,8 +471,7 @@ static int gcm_unmanaged(struct pair *pr, const struct res *t, const struct res 
  * GCM-SIV, README "Without a key, nothing is encrypted" and "AAD after the data is refused":
  * the default provider would encrypt under a zero key, or take the AAD and leave it out of the
  * tag; a missing nonce is refused as a missing key is (the default provider would use a zero
- * nonce). CTR, test/ctr_api.c's allow-list (D_NO_IV): data with a key but no IV ever set is
- * refused; the default provider runs from an all-zero counter, the same keystream every time.
+ * nonce). CTR has none: with a key and no IV ever set both run from the all-zero counter.
  */
 static int refused_alone(struct pair *pr, const char *what, int aad, const struct res *t)
 {
@@ -480,13 +479,6 @@ static int refused_alone(struct pair *pr, const char *what, int aad, const struc
 
     if (pr->desync || !pr->has_cipher)
         return 0;
-    if (kind == FUZZ_CTR) {
-        if (aad || !pr->have_key || pr->have_nonce)
-            return 0;
-        if (t->rc > 0 && strcmp(what, "data") == 0)
-            finding("refusal expected, rc %d (%d)", what, t->rc, 0);
-        return t->rc <= 0 && says(t, "no iv set"); /* a final may refuse too */
-    }
     if (kind != FUZZ_GCMSIV)
         return 0;
     nokey = !pr->have_key || !pr->have_nonce;
@@ -1149,8 +1141,6 @@ static void op_tls_record(struct prog *g, struct pair *pr)
         pr->tls_aad = 0;
         return;
     }
-    if (kind == FUZZ_CTR && refused_alone(pr, "data", 0, &t)) /* CTR: just data */
-        return;
     RUNC(d, EVP_Cipher(pr->d, db, db, (unsigned)n));
     if (kind == FUZZ_GCM && pr->tls_aad) {
         pr->d_has_tag = 1;

@@ -2,7 +2,8 @@
  * AES-128/192/256-CTR, with the semantics of OpenSSL's default provider: the whole 16-byte IV is
  * a big-endian 128-bit counter (carries cross every word boundary and 2^128 wraps to 0), updates
  * of any length stream on from where the last one stopped, and "updated-iv" is the counter block
- * of the next keystream block to be generated.
+ * of the next keystream block to be generated. A key with no IV ever set runs from the all-zero
+ * counter, as the default provider's does (BIO_set_cipher with a NULL IV relies on it).
  *
  * The kernels only see whole blocks with a 32-bit counter (see kernels/aesfast_kernel.h); this
  * file carries the leftover keystream of a partial block and splits requests at 2^32-block
@@ -28,7 +29,6 @@ typedef struct {
     keystream ks;               /* the current partial block; ks.num is the "num" parameter */
     unsigned int no_padding;    /* the "padding" parameter, inverted: a new context says 1, as the
                                  * default provider's does; stored, meaningless for CTR */
-    int iv_set;
 } ctr_ctx;
 
 static uint64_t load_be64(const uint8_t *p)
@@ -97,7 +97,6 @@ AESFAST_HOOK void ctr_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv
     if (iv != NULL) {
         memcpy(c->iv, iv, AESFAST_BLOCK);
         memcpy(c->ctr, iv, AESFAST_BLOCK);
-        c->iv_set = 1;
     }
     OPENSSL_cleanse(&c->ks, sizeof(c->ks));
 }
@@ -106,11 +105,6 @@ static int ctr_ready(const ctr_ctx *c)
 {
     if (!c->base.key_set) {
         AESFAST_RAISE(c->base.prov, AESFAST_R_NO_KEY_SET, "%s: set a key before encrypting",
-                      c->base.name);
-        return 0;
-    }
-    if (!c->iv_set) {
-        AESFAST_RAISE(c->base.prov, AESFAST_R_NO_IV_SET, "%s: set an IV before encrypting",
                       c->base.name);
         return 0;
     }
