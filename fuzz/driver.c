@@ -3,8 +3,9 @@
  * OpenSSL's default provider side by side (two contexts, one per provider, in one process), and
  * every outcome is compared: return codes, output lengths and bytes, tags, context parameters,
  * and that aesfast leaves an error on the queue whenever it refuses something the default
- * provider refused with one. Where README.md lists a deliberate difference, the driver models
- * it (each place names the README item); any other disagreement is a finding: abort().
+ * provider refused with one. Where provider-aesfast(7) lists a deliberate difference (DIFFERENCES
+ * FROM THE DEFAULT PROVIDER), the driver models it (each place names the item as README "...",
+ * where the list was first kept); any other disagreement is a finding: abort().
  *
  * The tier is chosen by the runner (AESFAST_KERNEL, fuzz/run.sh); the providers come from
  * OPENSSL_CONF (build-fuzz/aesfast.cnf), fetched with "provider=aesfast" and "provider=default".

@@ -12,7 +12,7 @@
  * several data updates each be a whole message under the same nonce and AAD, for
  * `openssl speed`, as in OpenSSL.
  *
- * Where OpenSSL 3.5 is unsafe, aesfast is not (README.md lists each difference, and
+ * Where OpenSSL 3.5 is unsafe, aesfast is not (provider-aesfast(7) lists each difference, and
  * test/gcmsiv_api.c shows each one against the default provider):
  *   - every init starts a new message: no AAD of a previous message survives a re-init;
  *   - no key, no message (OpenSSL encrypts under an all-zero key);
@@ -80,7 +80,8 @@ typedef struct {
  * counter blocks from (0 || nonce), so one call of the tier's counter kernel makes them, and
  * set_key expands the encryption key. The POLYVAL powers wait for siv_powers (or the short
  * kernels make what they need). Derived at init, not when the data comes: its latency then
- * hides behind the calls in between (README: deriving in the short kernels measured slower). */
+ * hides behind the calls in between (doc/design.md: deriving in the short kernels measured
+ * slower). */
 static void siv_derive(siv_ctx *c)
 {
     static const uint8_t zero[6 * AESFAST_BLOCK];

@@ -29,8 +29,7 @@
  * by test/selftest_vectors.py, which the test "selftest-vectors" re-runs to show they match);
  * nothing here computes an expected value with aesfast's own code.
  *
- * Cost: about 7 KB through the kernels, at every load; AESFAST_DEBUG=1 prints each run's time,
- * and README.md has the measured figures (warm and at load, per tier).
+ * Cost: about 7 KB through the kernels, at every load; AESFAST_DEBUG=1 prints each run's time.
  *
  * Fault injection, for the tests: AESFAST_SELFTEST_FAULT=TIER:MODE[,TIER:MODE...] (TIER or MODE
  * may be *) flips one bit of each result of that tier's MODE before it is compared. It is read

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The two ways provider-aesfast(7) and README give to activate aesfast system-wide, applied to a
-# copy of Debian's /etc/ssl/openssl.cnf (which already has "openssl_conf = openssl_init" and an
-# [openssl_init] section whose providers line is commented out):
+# The two ways provider-aesfast(7) and doc/deployment.md give to activate aesfast system-wide,
+# applied to a copy of Debian's /etc/ssl/openssl.cnf (which already has
+# "openssl_conf = openssl_init" and an [openssl_init] section whose providers line is commented
+# out):
 #   merge:   the providers line uncommented, alg_section added below it, and the sections of
-#            doc/openssl-aesfast.cnf from [provider_sect] on appended;
-#   drop-in: ".include DIR" appended, doc/aesfast-dropin.cnf copied into DIR.
+#            examples/openssl-aesfast.cnf from [provider_sect] on appended;
+#   drop-in: ".include DIR" appended, examples/aesfast-dropin.cnf copied into DIR.
 # Each must leave aesfast active, the default provider active, and a fetch that names no
 # provider (openssl speed -evp aes-128-gcm) on aesfast (its key-setup line under AESFAST_DEBUG);
 # and the drop-in removed (the .include left), aesfast absent again.
@@ -51,14 +52,14 @@ awk '/^\[ *openssl_init *\]/ { sect = 1; print; next }
      /^\[/ { sect = 0 }
      sect && /^# *providers *= *provider_sect/ { print "providers = provider_sect"; print "alg_section = evp_properties"; next }
      { print }' "$sys" >"$tmp/merged.cnf"
-with_module "$src/doc/openssl-aesfast.cnf" | sed -n '/^\[provider_sect\]/,$p' >>"$tmp/merged.cnf"
+with_module "$src/examples/openssl-aesfast.cnf" | sed -n '/^\[provider_sect\]/,$p' >>"$tmp/merged.cnf"
 check merge "$tmp/merged.cnf"
 
 # Drop-in.
 mkdir -p "$tmp/openssl.cnf.d"
 cp "$sys" "$tmp/dropin.cnf"
 echo ".include $tmp/openssl.cnf.d" >>"$tmp/dropin.cnf"
-with_module "$src/doc/aesfast-dropin.cnf" >"$tmp/openssl.cnf.d/aesfast.cnf"
+with_module "$src/examples/aesfast-dropin.cnf" >"$tmp/openssl.cnf.d/aesfast.cnf"
 check drop-in "$tmp/dropin.cnf"
 rm "$tmp/openssl.cnf.d/aesfast.cnf"
 if OPENSSL_CONF=$tmp/dropin.cnf "$bin" list -providers 2>&1 | grep -q '^  aesfast$'; then

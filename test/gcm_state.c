@@ -4,9 +4,9 @@
  * says whether that provider stayed safe; it must for aesfast. The first four are the findings
  * of issue 12, which OpenSSL's default provider gets wrong (3.0.22, 3.5.7 and 3.6.3 checked):
  * on those series the test also requires the default provider to be UNSAFE, which shows that
- * each check can fail and that README's list of differences is true; a newer OpenSSL that has
- * become safe is reported, not failed. The rest are rules of aesfast's message state that keep
- * those four closed; the default provider's behaviour is printed beside them.
+ * each check can fail and that provider-aesfast(7)'s list of differences is true; a newer
+ * OpenSSL that has become safe is reported, not failed. The rest are rules of aesfast's message
+ * state that keep those four closed; the default provider's behaviour is printed beside them.
  *
  *   gcm_state [--expect-kernel TIER]     exit 0 pass, 1 fail
  *
@@ -343,11 +343,11 @@ int main(int argc, char **argv)
         CHECK(ours == SAFE, "aesfast is not safe here: %s", scenarios[i].what);
         if (known && theirs != NOT_APPLICABLE)
             CHECK(theirs == UNSAFE, "the default provider is now safe here too (drop it from "
-                  "the README's list of differences): %s", scenarios[i].what);
+                  "provider-aesfast(7)'s list of differences): %s", scenarios[i].what);
         printf("gcm_state: %-64s aesfast %s, default %s%s\n", scenarios[i].what,
                said(ours, scenarios[i].finding), said(theirs, scenarios[i].finding),
                theirs == SAFE && scenarios[i].finding && !known
-               ? " (fixed in this newer OpenSSL: the README must say so)" : "");
+               ? " (fixed in this newer OpenSSL: provider-aesfast(7) must say so)" : "");
     }
     tu_providers_unload(&p);
     return check_summary("gcm_state");

@@ -1,14 +1,14 @@
 /*
  * gcmsiv_api: AES-GCM-SIV through the EVP API: where aesfast deliberately differs from OpenSSL's
- * default provider (README.md, "GCM-SIV: safer than OpenSSL"), the bad input it refuses, and its
- * use on OpenSSL 3.0/3.1, which have no GCM-SIV of their own.
+ * default provider (provider-aesfast(7), DIFFERENCES FROM THE DEFAULT PROVIDER), the bad input it
+ * refuses, and its use on OpenSSL 3.0/3.1, which have no GCM-SIV of their own.
  *
  * Each safety difference is a function that runs the same scenario on a provider and says
  * whether that provider behaved safely. It must say yes for aesfast; and when the reference
  * libcrypto has GCM-SIV, on the series checked so far (3.2 to 3.6: all nine hold on 3.5.7 and
  * 3.6.3), it must say NO for the default provider: that shows the check can fail, and that the
- * difference the README lists is real. On a newer OpenSSL a default provider that has become
- * safe is reported, not failed: the run on 3.5 still proves each check can fail, and the README
+ * difference the man page lists is real. On a newer OpenSSL a default provider that has become
+ * safe is reported, not failed: the run on 3.5 still proves each check can fail, and the man page
  * must then say from which version on the difference is gone.
  *
  *   gcmsiv_api [--expect-kernel TIER]     exit 0 pass, 1 fail
@@ -364,11 +364,12 @@ int main(int argc, char **argv)
             int theirs = differences[i].safe("default");
             if (OpenSSL_version_num() < KNOWN_UNSAFE_BEFORE)
                 CHECK(!theirs, "the default provider is now safe here too (drop it from the "
-                      "README's list of differences): %s", differences[i].what);
+                      "man page's list of differences): %s", differences[i].what);
             printf("gcmsiv_api: %-66s aesfast %s, default %s\n", differences[i].what,
                    ours ? "safe" : "UNSAFE",
                    !theirs ? "unsafe" : OpenSSL_version_num() < KNOWN_UNSAFE_BEFORE
-                   ? "safe" : "safe (fixed in this newer OpenSSL: the README must say so)");
+                   ? "safe"
+                   : "safe (fixed in this newer OpenSSL: provider-aesfast(7) must say so)");
         } else {
             printf("gcmsiv_api: %-66s aesfast %s\n", differences[i].what, ours ? "safe" : "UNSAFE");
         }
