@@ -4,8 +4,8 @@
  * every outcome is compared: return codes, output lengths and bytes, tags, context parameters,
  * and that aesfast leaves an error on the queue whenever it refuses something the default
  * provider refused with one. Where provider-aesfast(7) lists a deliberate difference (DIFFERENCES
- * FROM THE DEFAULT PROVIDER), the driver models it (each place names the item as README "...",
- * where the list was first kept); any other disagreement is a finding: abort().
+ * FROM THE DEFAULT PROVIDER), the driver models it (each place quotes the difference it
+ * models); any other disagreement is a finding: abort().
  *
  * The tier is chosen by the runner (AESFAST_KERNEL, fuzz/run.sh); the providers come from
  * OPENSSL_CONF (build-fuzz/aesfast.cnf), fetched with "provider=aesfast" and "provider=default".
@@ -287,7 +287,7 @@ static void pair_free(struct pair *pr)
     pr->t = pr->d = NULL;
 }
 
-/* GCM-SIV, README "Every init starts a new message": OpenSSL 3.5's default provider keeps the
+/* GCM-SIV, difference "Every init starts a new message": OpenSSL 3.5's default provider keeps the
  * AAD of earlier messages across inits; an empty AAD update resets it there. Sent to the
  * default side only, after each of its inits, so both sides start the message afresh. */
 static void siv_reset_default(struct pair *pr)
@@ -356,7 +356,7 @@ static void op_init(struct prog *g, struct pair *pr, int ks)
             return;
         }
     }
-    /* GCM, README "An init ends the message under way": aesfast drops a pending TLS record,
+    /* GCM, difference "An init ends the message under way": aesfast drops a pending TLS record,
      * which the default provider keeps for its next update or EVP_Cipher call. */
     if (kind == FUZZ_GCM && pr->tls_aad) {
         pr->desync = 2; /* until a new provider context: nothing else ends TLS mode there */
@@ -366,7 +366,7 @@ static void op_init(struct prog *g, struct pair *pr, int ks)
     pr->enc = EVP_CIPHER_CTX_is_encrypting(pr->d); /* enc == -1 keeps it, or takes EVP's */
     if (key != NULL)
         pr->have_key = 1;
-    /* GCM, README "An init ends the message under way": with no new IV, the default provider
+    /* GCM, difference "An init ends the message under way": with no new IV, the default provider
      * goes on with it (see gcm_message_over). */
     if (kind == FUZZ_GCM && ivp == NULL && pr->iv_state == IV_USED)
         pr->ended = 1;
@@ -374,7 +374,7 @@ static void op_init(struct prog *g, struct pair *pr, int ks)
         pr->have_nonce = 1;
         pr->iv_state = IV_SET;
         pr->ended = pr->failed_final = pr->random_iv = 0;
-        pr->managed = pr->iv_ahead = 0; /* README "An explicit IV ends tlsivfixed management" */
+        pr->managed = pr->iv_ahead = 0; /* difference "An explicit IV ends tlsivfixed management" */
     }
     new_message(pr);
 }
@@ -394,7 +394,7 @@ static void op_ivlen(struct prog *g, struct pair *pr)
         RUN(t, EVP_CIPHER_CTX_ctrl(pr->t, EVP_CTRL_AEAD_SET_IVLEN, (int)n, NULL));
     /* Refused by aesfast alone; the default provider, which accepts and ignores these, is not
      * called (libcrypto 3.5 would then cache the length it was given, and pass it with the next
-     * IV). GCM-SIV, README "A nonce length other than 12 set through ivlen is an error". CTR,
+     * IV). GCM-SIV, difference "A nonce length other than 12 set through ivlen is an error". CTR,
      * test/ctr_api.c's allow-list (D_WRONG_IVLEN): an IV length other than 16 is refused. */
     if ((kind == FUZZ_GCMSIV && n != 12) || (kind == FUZZ_CTR && n != 16)) {
         if (!pr->desync && (t.rc > 0 || !t.err))
@@ -417,7 +417,7 @@ static void gcm_random_check(struct pair *pr)
         pr->random_iv = 1;
 }
 
-/* GCM, README "An init ends the message under way" and "After a decrypt final that failed, the
+/* GCM, difference "An init ends the message under way" and "After a decrypt final that failed, the
  * message is over": aesfast refuses ("iv already used") what the default provider takes. From
  * there on the two states differ until an IV is set. */
 static int gcm_message_over(struct pair *pr, const struct res *t, const struct res *d)
@@ -431,7 +431,7 @@ static int gcm_message_over(struct pair *pr, const struct res *t, const struct r
     return 0;
 }
 
-/* GCM: a plain message starts (AAD, data or a final on an IV set and not yet used). README "An
+/* GCM: a plain message starts (AAD, data or a final on an IV set and not yet used). difference "An
  * IV under tlsivfixed serves one message": encrypting, aesfast's managed IV then advances its
  * invocation field, the default provider's stays; the IVs differ from the next message on. */
 static void gcm_plain_start(struct pair *pr)
@@ -452,7 +452,7 @@ static void gcm_managed_start(struct pair *pr)
         pr->random_iv = 1;
 }
 
-/* GCM, README "An explicit IV ends tlsivfixed management": aesfast refuses "tlsivgen",
+/* GCM, difference "An explicit IV ends tlsivfixed management": aesfast refuses "tlsivgen",
  * "tlsivinv" and TLS records on an IV the application gave; the default provider counts on
  * from it (and its record may fail later, on the tag, its payload wiped). Returns 1 if t is
  * that refusal (the pair is then out of step). */
@@ -469,7 +469,7 @@ static int gcm_unmanaged(struct pair *pr, const struct res *t, const struct res 
 /*
  * Refusals aesfast makes alone, where the default provider is not called (it would go ahead
  * unsafely); t is aesfast's outcome. Returns 1 if the refusal was such a difference (handled).
- * GCM-SIV, README "Without a key, nothing is encrypted" and "AAD after the data is refused":
+ * GCM-SIV, difference "Without a key, nothing is encrypted" and "AAD after the data is refused":
  * the default provider would encrypt under a zero key, or take the AAD and leave it out of the
  * tag; a missing nonce is refused as a missing key is (the default provider would use a zero
  * nonce). CTR has none: with a key and no IV ever set both run from the all-zero counter.
@@ -515,7 +515,7 @@ static void op_aad(struct prog *g, struct pair *pr)
         RUNC(t, EVP_Cipher(pr->t, NULL, buf, (unsigned)len));
     else
         RUN(t, EVP_CipherUpdate(pr->t, NULL, &ot, buf, (int)len));
-    /* GCM-SIV, README "Every init starts a new message": an empty AAD update resets the
+    /* GCM-SIV, difference "Every init starts a new message": an empty AAD update resets the
      * default provider's AAD; it goes to aesfast only, where it is a no-op (or refused after
      * the data: "AAD after the data is refused"). */
     if (kind == FUZZ_GCMSIV && len == 0)
@@ -542,7 +542,7 @@ static void op_aad(struct prog *g, struct pair *pr)
      * returns before the provider for 0 bytes). aesfast's AAD phase ends with any data call
      * and it refuses; the default provider takes the AAD, but its GHASH has already closed
      * the partial AAD block (CRYPTO_gcm128_encrypt's ares), so it authenticates the AAD
-     * zero-padded in the middle, not the AAD given. README "AAD after a data call, even one of
+     * zero-padded in the middle, not the AAD given. difference "AAD after a data call, even one of
      * 0 bytes, is refused". */
     if (kind == FUZZ_GCM && !pr->desync && t.rc <= 0 && d.rc > 0
         && says(&t, "AAD after 0 bytes of data")) {
@@ -602,7 +602,7 @@ static void op_data(struct prog *g, struct pair *pr)
     if (kind == FUZZ_GCM)
         gcm_random_check(pr);
     if (null_in || overlap) {
-        /* README "An update with data but no input buffer fails" (the default provider takes
+        /* difference "An update with data but no input buffer fails" (the default provider takes
          * it as the final) and "Output that partially overlaps the input is refused" (the
          * default provider goes ahead): aesfast alone, which must refuse with its reason. A
          * NULL input of length 0 is nothing to refuse. */
@@ -664,7 +664,7 @@ static void op_data(struct prog *g, struct pair *pr)
     }
     siv_note_check(pr, &t);
     if (kind == FUZZ_GCMSIV && !pr->desync && !pr->enc && t.rc <= 0 && d.rc > 0) {
-        /* README "The tag is checked in the data update itself; on a mismatch the output is
+        /* difference "The tag is checked in the data update itself; on a mismatch the output is
          * wiped before the update fails, and final fails too" (or there was no tag to check:
          * "the tag must be set before the data"). aesfast's output must be all zero; the
          * default provider released unverified plaintext, and its final must now fail (unless
@@ -690,7 +690,7 @@ static void op_data(struct prog *g, struct pair *pr)
     if (!agree(pr, "data", &t, &d)) {
         /* GCM-SIV: a second data update without "speed", refused by both; the default provider
          * has then forgotten the tag it made (its final and tag read fail), aesfast still holds
-         * the sealed message. Not a README item (a refused call's aftermath). */
+         * the sealed message. Not a listed difference (a refused call's aftermath). */
         if (kind == FUZZ_GCMSIV && !pr->desync && says(&t, "in one update"))
             pr->desync = 1;
         return;
@@ -718,7 +718,7 @@ static void op_data(struct prog *g, struct pair *pr)
  */
 static int quirk_tag_used_up(const struct pair *pr, const struct res *t, const struct res *d)
 {
-    /* GCM, README "A tag set for opening serves one message": aesfast opens only with a tag
+    /* GCM, difference "A tag set for opening serves one message": aesfast opens only with a tag
      * set for this message (its decrypt final uses it up; a switch to encrypting drops it), and
      * with none the message stays open for one. The default provider compares whatever its tag
      * buffer holds once any tag length is known (a tag set or made earlier, a TLS record's),
@@ -730,17 +730,17 @@ static int quirk_tag_used_up(const struct pair *pr, const struct res *t, const s
 static int quirk_stale_tag_buffer(const struct pair *pr, const struct res *t, const struct res *d)
 {
     /* GCM: the default provider's tag buffer is stale (random_tag: TLS AAD or a refused tag in
-     * it): its decrypt final may decide otherwise. Not a README item (its aftermath). */
+     * it): its decrypt final may decide otherwise. Not a listed difference (its aftermath). */
     return pr->random_tag && !pr->enc && (t->rc > 0) != (d->rc > 0);
 }
 
 static int quirk_siv_tag_first(const struct pair *pr, const struct res *t, const struct res *d)
 {
-    /* GCM-SIV, README "the tag must be set before the data ...; decrypting without one fails":
+    /* GCM-SIV, difference "the tag must be set before the data ...; decrypting without one fails":
      * aesfast refuses to open with no tag given in this message, and the message stays open for
      * one. The default provider's final has by then decrypted the message as it stood and fixed
      * its tag: it checks that against whatever its tag buffer holds (the tag it sealed or was
-     * given last), so it may accept, and AAD given after it is left out of its tag (README "AAD
+     * given last), so it may accept, and AAD given after it is left out of its tag (difference "AAD
      * after the data"). */
     (void)d;
     return !pr->enc && !pr->siv_tag && t->rc <= 0 && says(t, "set the tag before the data");
@@ -748,7 +748,7 @@ static int quirk_siv_tag_first(const struct pair *pr, const struct res *t, const
 
 static int quirk_siv_late_tag(const struct pair *pr, const struct res *t, const struct res *d)
 {
-    /* GCM-SIV, README "final reports that check": a tag given after the message's data was
+    /* GCM-SIV, difference "final reports that check": a tag given after the message's data was
      * checked is kept (a repeated update under "speed" checks it) but leaves aesfast's final as
      * that check said, where the default provider compares the latest tag at final. */
     return !pr->enc && pr->siv_late_tag && (t->rc > 0) != (d->rc > 0);
@@ -786,7 +786,7 @@ static void op_final(struct prog *g, struct pair *pr)
         pr->data_tried = 1;
     if (refused_alone(pr, "final", 0, &t))
         return;
-    /* GCM-SIV, README "Sealing a message with no data update seals the empty message":
+    /* GCM-SIV, difference "Sealing a message with no data update seals the empty message":
      * the default provider's final fails there, so it is given the empty data update first. */
     if (kind == FUZZ_GCMSIV && !pr->desync && pr->enc && !pr->data_done) {
         unsigned char none[1] = {0};
@@ -851,7 +851,7 @@ static void op_set_tag(struct prog *g, struct pair *pr)
         RUN(t, EVP_CIPHER_CTX_ctrl(pr->t, EVP_CTRL_AEAD_SET_TAG, (int)n, (f & 4) ? NULL : tag));
     /* GCM-SIV: a 16-byte tag with no buffer (a tag length only). OpenSSL 3.5.7's default
      * provider copies from the NULL pointer when decrypting (a crash, found by this driver);
-     * aesfast refuses it when decrypting and ignores it when sealing. README "A tag set for
+     * aesfast refuses it when decrypting and ignores it when sealing. difference "A tag set for
      * opening with no buffer is refused"; the default provider is not called. */
     if (kind == FUZZ_GCMSIV && (f & 4) && n == 16) {
         if (!pr->desync && !pr->enc && (t.rc > 0 || !t.err))
@@ -870,7 +870,7 @@ static void op_set_tag(struct prog *g, struct pair *pr)
     }
     /* GCM: the default provider copies a tag into its tag buffer before it refuses it for an
      * encrypting context, so its next tag read returns those bytes; aesfast's refusal changes
-     * nothing. Not a README item (a refused call's aftermath): tags are not compared until the
+     * nothing. Not a listed difference (a refused call's aftermath): tags are not compared until the
      * next final. */
     if (kind == FUZZ_GCM && t.rc <= 0 && d.rc <= 0 && pr->enc && !(f & 4) && n > 0)
         pr->random_tag = 1;
@@ -901,7 +901,7 @@ static void op_get_tag(struct prog *g, struct pair *pr)
     }
     /* GCM: before an encrypt final, the default provider returns whatever its tag buffer
      * holds once any tag length is known (a tag set for decrypting, an earlier message's tag,
-     * TLS AAD bytes); aesfast returns only a finished seal's tag and refuses otherwise. README
+     * TLS AAD bytes); aesfast returns only a finished seal's tag and refuses otherwise. Difference
      * "The tag is read only after the encrypt final": aesfast's refusal is accepted there. */
     if (kind == FUZZ_GCM && !pr->desync && t.rc <= 0 && d.rc > 0
         && says(&t, "is read after the final encrypt call"))
@@ -947,7 +947,7 @@ static void op_params(struct pair *pr)
         OSSL_PARAM pd[2] = {OSSL_PARAM_construct_size_t(sizes[i], &vd), OSSL_PARAM_construct_end()};
 
         /* GCM-SIV: the default provider has no "ivlen" context parameter; aesfast answers 12
-         * (not a README difference: an answer where the default provider has none). */
+         * (not a listed difference: an answer where the default provider has none). */
         if (kind == FUZZ_GCMSIV && i == 1)
             continue;
         RUN(t, EVP_CIPHER_CTX_get_params(pr->t, pt));
@@ -1003,7 +1003,7 @@ static void op_tls_aad(struct prog *g, struct pair *pr)
     if (agree(pr, "tls aad", &t, &d) && t.n != d.n)
         finding("tls aad padding %d and %d", "tls aad", t.rc, d.rc);
     /* GCM: the default provider keeps the TLS AAD in its tag buffer: a tag read after it
-     * returns AAD bytes. Not a README item (a tag read outside its use): not compared. */
+     * returns AAD bytes. Not a listed difference (a tag read outside its use): not compared. */
     if (t.rc > 0 && kind == FUZZ_GCM)
         pr->tls_aad = pr->random_tag = 1;
     if (kind == FUZZ_GCM && pr->desync) /* which side has a record pending is unknown now */
@@ -1011,7 +1011,7 @@ static void op_tls_aad(struct prog *g, struct pair *pr)
     /* GCM: the default provider stores a 13-byte TLS AAD before checking its length field, so
      * after refusing one it is in TLS record mode anyway (its next EVP_Cipher is a record, and
      * fails, and ends its message); aesfast's refusal leaves it as it was (a record set up
-     * before stays pending). Not a README item (a refused call's aftermath). */
+     * before stays pending). Not a listed difference (a refused call's aftermath). */
     if (kind == FUZZ_GCM && t.rc <= 0 && d.rc <= 0 && !(f & 1))
         pr->desync = 2; /* until a new provider context: an init does not end TLS mode */
 }
@@ -1028,7 +1028,7 @@ static void op_iv_fixed(struct prog *g, struct pair *pr)
      * field's length, (ivlen - (int)len) < 8, is done in size_t and wraps, so it accepts this
      * and writes ivlen - len (wrapped: 64 KiB per DRBG call) random bytes past its IV, a heap
      * overflow of its context (found by this driver on OpenSSL 3.0.x; 3.5.7 has the same
-     * code). README "tlsivfixed longer than the IV is refused": aesfast must refuse, and the
+     * code). difference "tlsivfixed longer than the IV is refused": aesfast must refuse, and the
      * default provider is not called. */
     if (kind == FUZZ_GCM && n != 0 && (int)n > EVP_CIPHER_CTX_get_iv_length(pr->d)) {
         if (!pr->desync && (t.rc > 0 || !t.err))
@@ -1063,7 +1063,7 @@ static void op_iv_gen(struct prog *g, struct pair *pr)
     RUN(t, EVP_CIPHER_CTX_ctrl(pr->t, EVP_CTRL_GCM_IV_GEN, n, bt));
     /* GCM with an IV under 8 bytes (a whole fixed IV makes that possible): the default
      * provider increments the 8 bytes ending at the IV's end, below its IV buffer; aesfast
-     * refuses, as such an IV has no invocation counter (README "tlsivgen on an IV of under 8
+     * refuses, as such an IV has no invocation counter (difference "tlsivgen on an IV of under 8
      * bytes is refused"). The default provider is not called. */
     if (kind == FUZZ_GCM && EVP_CIPHER_CTX_get_iv_length(pr->d) < 8) {
         if (!pr->desync && (t.rc > 0 || !t.err))
@@ -1093,7 +1093,7 @@ static void op_iv_inv(struct prog *g, struct pair *pr)
 
     fill(iv, sizeof(iv), 3000 + n);
     RUN(t, EVP_CIPHER_CTX_ctrl(pr->t, EVP_CTRL_GCM_SET_IV_INV, (int)n, iv));
-    /* GCM, README "tlsivinv longer than the IV is refused; the default provider copies it
+    /* GCM, difference "tlsivinv longer than the IV is refused; the default provider copies it
      * below its IV buffer": aesfast must refuse, and the default provider is not called. */
     if (kind == FUZZ_GCM && (int)n > ivlen) {
         if (!pr->desync && t.rc > 0)
@@ -1132,7 +1132,7 @@ static void op_tls_record(struct prog *g, struct pair *pr)
         gcm_random_check(pr);
     RUNC(t, EVP_Cipher(pr->t, tb, tb, (unsigned)n));
     /* A TLS record with an IV under 8 bytes: as IV_GEN above when sealing; when opening, the
-     * default provider copies the 8-byte explicit nonce below its IV buffer (README "tlsivinv
+     * default provider copies the 8-byte explicit nonce below its IV buffer (difference "tlsivinv
      * longer than the IV is refused"). aesfast alone runs, and must refuse to open. */
     if (kind == FUZZ_GCM && pr->tls_aad && EVP_CIPHER_CTX_get_iv_length(pr->d) < 8) {
         if (!pr->desync && !pr->enc && (t.rc > 0 || !t.err))

@@ -203,7 +203,7 @@ void compare_state(const char *what, EVP_CIPHER_CTX *r, EVP_CIPHER_CTX *t)
         CHECK(b.ok_uiv && b.uivsz == a.uivsz && (drawn || memcmp(a.uiv, b.uiv, a.uivsz) == 0),
               "%s: updated-iv %s (%zu bytes, ok=%d), default %s (%zu)", what, hex(b.uiv, b.uivsz),
               b.uivsz, b.ok_uiv, hex(a.uiv, a.uivsz), a.uivsz);
-    /* README's "iv-generated per IV": once the application gives an IV, aesfast says 0 where
+    /* provider-aesfast(7), "iv-generated per IV": once the application gives an IV, aesfast says 0 where
      * the default provider (3.5 and later) still says 1. The IVs, compared above by value
      * (aesfast's 0 makes them not "drawn"), then show that the IV was the application's. */
     if (a.ok_gen)

@@ -1,8 +1,8 @@
 /*
  * gcm_state: AES-GCM's per-message state, through the EVP API as an application calls it: no
  * keystream, tag or IV flag of one message may outlive it. Each scenario runs on a provider and
- * says whether that provider stayed safe; it must for aesfast. The first four are the findings
- * of issue 12, which OpenSSL's default provider gets wrong (3.0.22, 3.5.7 and 3.6.3 checked):
+ * says whether that provider stayed safe; it must for aesfast. The first four are unsafe states
+ * that OpenSSL's default provider gets into (3.0.22, 3.5.7 and 3.6.3 checked):
  * on those series the test also requires the default provider to be UNSAFE, which shows that
  * each check can fail and that provider-aesfast(7)'s list of differences is true; a newer
  * OpenSSL that has become safe is reported, not failed. The rest are rules of aesfast's message
@@ -294,7 +294,7 @@ static int init_drops_record(const char *prov)
 static const struct {
     const char *what;
     int (*run)(const char *prov);
-    int finding; /* one of issue 12's findings: the default provider is known unsafe in it */
+    int finding; /* one of the first four: the default provider is known unsafe in it */
 } scenarios[] = {
     {"1. a plain message then a TLS record under tlsivfixed: two IVs", iv_reuse_record, 1},
     {"1. a plain message then tlsivgen under tlsivfixed: two IVs", iv_reuse_iv_gen, 1},
