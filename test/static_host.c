@@ -12,6 +12,9 @@
  *
  *   OPENSSL_CONF=CNF static_host [--preinit]       exit 0 pass, 1 fail
  *
+ * Linked with the shared libcrypto instead, it is a one-copy program for contrast; built so with
+ * -DTAKE_INIT_ADDRESS and without PIE, one whose libcrypto function address is a stub of its own.
+ *
  * CNF activates default and aesfast. --preinit initialises the module's libcrypto (dlopen of
  * LIBCRYPTO_SONAME) before the configuration loads aesfast, as another module linking it could:
  * that copy's exit handler is then registered before aesfast can do anything about it. The
@@ -240,9 +243,18 @@ static const char *module_libcrypto(void)
     return v;
 }
 
+#ifdef TAKE_INIT_ADDRESS
+/* Built without PIE, a program that takes the address of libcrypto's function gets a stub of its
+ * own that is then that function's address throughout the process, aesfast's view included. */
+int (*volatile init_address)(uint64_t, const OPENSSL_INIT_SETTINGS *);
+#endif
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* every line out before a crash at exit */
+#ifdef TAKE_INIT_ADDRESS
+    init_address = OPENSSL_init_crypto;
+#endif
     if (argc > 1 && strcmp(argv[1], "--preinit") == 0) {
         /* This copy's exit handler first, then the module's copy's, so that one runs first at
          * exit, then the configuration. (Options 0 would register nothing: nothing to do.) */

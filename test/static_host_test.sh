@@ -10,7 +10,8 @@
 # The runs: the module on the tree's libcrypto.so.3 (LD_LIBRARY_PATH=TREE), on the system's
 # (SYSTEM_VERSION, e.g. 3.0.22; "" for none), the same with the module's copy initialised before
 # the configuration loads aesfast (static_host --preinit), and, for contrast, the program linked
-# with the tree's libcrypto.so.3 (one copy). With VALGRIND, those but --preinit under memcheck
+# with the tree's libcrypto.so.3 (one copy), also built without PIE and taking the address of
+# OPENSSL_init_crypto (whose address is then a stub in the program). With VALGRIND, those but --preinit under memcheck
 # instead (no invalid access, no definite leak: aesfast's child library context freed;
 # test/static_host.supp says what it suppresses, and why).
 # AESFAST_TEST_CC is the C compiler command (split on blanks). Exit 0 pass, 1 fail, 77 skip (a
@@ -43,6 +44,17 @@ $cc -Wall -Wextra -Werror -g -I"$tree/include" -I"$src" -DLIBCRYPTO_SONAME="\"$s
   -o "$tmp/dynamic_host" \
   "$src/static_host.c" -L"$tree" -lssl -lcrypto -ldl -pthread \
   || fail "linking dynamic_host with $tree/libcrypto.so"
+# shellcheck disable=SC2086
+$cc -Wall -Wextra -Werror -g -I"$tree/include" -I"$src" -DLIBCRYPTO_SONAME="\"$soname\"" \
+  -DTAKE_INIT_ADDRESS -fno-pic -no-pie -o "$tmp/nopie_host" \
+  "$src/static_host.c" -L"$tree" -lssl -lcrypto -ldl -pthread \
+  || fail "linking nopie_host with $tree/libcrypto.so"
+# Its premise: OPENSSL_init_crypto undefined there, with a value (the stub's address).
+if command -v readelf >/dev/null; then
+  readelf --dyn-syms -W "$tmp/nopie_host" \
+    | awk '$8 ~ /^OPENSSL_init_crypto@/ && $7 == "UND" && $2 !~ /^0+$/ { found = 1 }
+           END { exit !found }' || fail "nopie_host has no stub for OPENSSL_init_crypto"
+fi
 cat >"$tmp/openssl.cnf" <<EOF
 openssl_conf = openssl_init
 config_diagnostics = 1
@@ -108,4 +120,6 @@ fi
 # teardown, which then leaves the child context to the process's exit (a leak, by design).
 [ -n "$valgrind" ] || run "two copies, the module's initialised first" "$tree" static_host "$series" --preinit
 run "one copy (the program on $series's libcrypto.so.3)" "$tree" dynamic_host "$series"
+run "one copy, the program without PIE taking OPENSSL_init_crypto's address" "$tree" nopie_host \
+  "$series"
 echo "static_host_test: pass"
