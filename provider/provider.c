@@ -5,6 +5,9 @@
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  */
 #include <dlfcn.h>
+#ifdef __GLIBC__
+#include <link.h> /* ElfW */
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,7 +128,9 @@ static const OSSL_ALGORITHM *query_operation(void *provctx, int operation_id, in
  */
 
 /* 1 if the core's upcall and this module's OPENSSL_init_crypto (as the loader resolved it for
- * us: a program that exports libcrypto's symbols interposes them) are in different objects. */
+ * us: a program that exports libcrypto's symbols interposes them) are in different objects. A
+ * program built without PIE that takes libcrypto's function's address makes that address a stub
+ * of its own (an undefined symbol with a value): the code is elsewhere, so that says nothing. */
 static int own_libcrypto(OSSL_FUNC_core_get_params_fn *upcall)
 {
     int (*init)(uint64_t, const OPENSSL_INIT_SETTINGS *) = OPENSSL_init_crypto;
@@ -134,8 +139,18 @@ static int own_libcrypto(OSSL_FUNC_core_get_params_fn *upcall)
 
     memcpy(&a, &upcall, sizeof(a));
     memcpy(&b, &init, sizeof(b));
-    if (upcall == NULL || !dladdr(a, &core) || !dladdr(b, &own))
+    if (upcall == NULL || !dladdr(a, &core))
         return 0; /* cannot tell (a fully static program): one copy, as such a program has */
+#ifdef __GLIBC__
+    const ElfW(Sym) *sym = NULL;
+
+    if (!dladdr1(b, &own, (void **)&sym, RTLD_DL_SYMENT) || sym == NULL
+        || sym->st_shndx == SHN_UNDEF)
+        return 0;
+#else
+    if (!dladdr(b, &own))
+        return 0;
+#endif
     return core.dli_fbase != own.dli_fbase;
 }
 
