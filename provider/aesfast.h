@@ -27,6 +27,8 @@ typedef struct aesfast_prov {
     int libcrypto_major;          /* the major version of the libcrypto that loaded us (3, 4, ...):
                                    * where the default provider's behaviour changed with it */
     char selftest[256];           /* the "aesfast-selftest" parameter (provider.c) */
+    int own_libcrypto;            /* libctx lives in a libcrypto other than the loader's (a
+                                   * program linked with libcrypto.a): see provider.c */
 } aesfast_prov;
 
 /* Reason codes of aesfast's own errors; the texts are in provider/errors.c. */

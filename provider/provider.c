@@ -4,6 +4,10 @@
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  */
+#include <dlfcn.h>
+#ifdef __GLIBC__
+#include <link.h> /* ElfW */
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,11 +105,64 @@ static const OSSL_ALGORITHM *query_operation(void *provctx, int operation_id, in
     return operation_id == OSSL_OP_CIPHER ? aesfast_ciphers : NULL;
 }
 
+/*
+ * The child library context (prov->libctx) belongs to the libcrypto this module calls, which is
+ * not always the one that loads it. A program linked with libcrypto.a that loads aesfast.so has
+ * two copies: its own, whose core calls us, and libcrypto.so, which the child lives in. Each
+ * copy runs its OPENSSL_cleanup from atexit, in the reverse order of their first initialisation:
+ * the module's copy is initialised after the program's (by the child, at the latest by the first
+ * random IV), so it would clean up first, and the program's cleanup, which calls teardown, would
+ * then free the child on a library that no longer has its locks (a crash at exit).
+ *
+ * So, with two copies only (own_libcrypto): init asks the module's copy for no exit handler
+ * (OPENSSL_INIT_NO_ATEXIT; effective if nothing has initialised that copy yet). It then stays
+ * up until the process ends, and the program's cleanup, which also calls the child's callbacks
+ * as it removes its providers, frees the child through teardown, as with one copy. If something
+ * initialised that copy first, its handler may already have run when teardown comes:
+ * OPENSSL_init_crypto returns 0 at once for a copy that has been cleaned up (3.0 to 4.0; the
+ * error it raises is dropped there too), and the child is then left as it is (the process is
+ * exiting: a leak at exit, where a crash was). On a live copy the same call does nothing: its
+ * exit handler was settled when it was first initialised. With one copy, nothing changes: the
+ * application's exit cleanup is its own, and teardown, which runs inside that cleanup (where the
+ * same call would already return 0), always frees the child.
+ */
+
+/* 1 if the core's upcall and this module's OPENSSL_init_crypto (as the loader resolved it for
+ * us: a program that exports libcrypto's symbols interposes them) are in different objects. A
+ * program built without PIE that takes libcrypto's function's address makes that address a stub
+ * of its own (an undefined symbol with a value): the code is elsewhere, so that says nothing. */
+static int own_libcrypto(OSSL_FUNC_core_get_params_fn *upcall)
+{
+    int (*init)(uint64_t, const OPENSSL_INIT_SETTINGS *) = OPENSSL_init_crypto;
+    Dl_info core, own;
+    void *a, *b;
+
+    memcpy(&a, &upcall, sizeof(a));
+    memcpy(&b, &init, sizeof(b));
+    if (upcall == NULL || !dladdr(a, &core))
+        return 0; /* cannot tell (a fully static program): one copy, as such a program has */
+#ifdef __GLIBC__
+    const ElfW(Sym) *sym = NULL;
+
+    if (!dladdr1(b, &own, (void **)&sym, RTLD_DL_SYMENT) || sym == NULL
+        || sym->st_shndx == SHN_UNDEF)
+        return 0;
+#else
+    if (!dladdr(b, &own))
+        return 0;
+#endif
+    return core.dli_fbase != own.dli_fbase;
+}
+
 static void teardown(void *provctx)
 {
     aesfast_prov *prov = provctx;
 
-    OSSL_LIB_CTX_free(prov->libctx);
+    if (prov->own_libcrypto && !OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL))
+        aesfast_debug("teardown: this module's libcrypto has already been cleaned up: its "
+                      "child library context is left to the process's exit");
+    else
+        OSSL_LIB_CTX_free(prov->libctx);
     OPENSSL_free(prov);
 }
 
@@ -266,6 +323,12 @@ int aesfast_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *i
         aesfast_raise_handle(handle, OPENSSL_FILE, OPENSSL_LINE, OPENSSL_FUNC,
                              AESFAST_R_OUT_OF_MEMORY, "provider context");
         return 0;
+    }
+    prov->own_libcrypto = own_libcrypto(core_get_params);
+    if (prov->own_libcrypto) {
+        aesfast_debug("the libcrypto this module links is not the one that loads it: no exit "
+                      "handler for it (see teardown)");
+        OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
     }
     /* The application's library context, followed as a child: random IVs come from the random
      * source its providers give it (RAND_bytes_ex), not from the process's default context.
