@@ -211,6 +211,25 @@ static void go_on(contexts *c, EVP_CIPHER *gcm, report *r, int all)
                     "pid %d: the message begun before the fork, finished", (int)getpid());
 }
 
+/* waitpid for pid: 1 if it exited with status 0; else 0, saying why. */
+static int reaped_ok(pid_t pid)
+{
+    int st = 0;
+    pid_t r;
+
+    while ((r = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+        ;
+    if (r != pid) {
+        fprintf(stderr, "waitpid(%d): %s\n", (int)pid, strerror(errno));
+        return 0;
+    }
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        fprintf(stderr, "process %d: status 0x%x\n", (int)pid, st);
+        return 0;
+    }
+    return 1;
+}
+
 static int read_all(int fd, void *p, size_t n)
 {
     for (size_t got = 0; got < n;) {
@@ -239,9 +258,8 @@ static int spawn(contexts *c, EVP_CIPHER *gcm, int depth, pid_t *pid)
         check_failed = 0; /* this process's own */
         go_on(c, gcm, &r[0], depth > 0);
         if (depth > 0) { /* the grandchild, forked after the child went on */
-            int g = spawn(c, gcm, 0, &gpid), st;
-            r[1].ok = read_all(g, &r[1], sizeof(r[1])) && waitpid(gpid, &st, 0) == gpid
-                      && WIFEXITED(st) && WEXITSTATUS(st) == 0 && r[1].ok;
+            int g = spawn(c, gcm, 0, &gpid);
+            r[1].ok = read_all(g, &r[1], sizeof(r[1])) && reaped_ok(gpid) && r[1].ok;
         }
         if (write(fds[1], r, sizeof(r[0]) * (1 + (depth > 0))) < 0)
             _exit(2);
@@ -264,7 +282,6 @@ static int run(const char *prov, int must_differ)
     contexts c;
     report parent, kids[2];
     pid_t pid;
-    int st;
     char np[17], nc[17], ng[17];
 
     if (!setup(&c, gcm))
@@ -273,8 +290,7 @@ static int run(const char *prov, int must_differ)
     go_on(&c, gcm, &parent, 1);
     CHECK(read_all(fd, kids, sizeof(kids)), "%s: the child's report", prov);
     close(fd);
-    CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
-          "%s: the child's own checks failed (status %d)", prov, st);
+    CHECK(reaped_ok(pid), "%s: the child's own checks failed", prov);
     CHECK(kids[0].ok && kids[1].ok, "%s: child %d, grandchild %d", prov, kids[0].ok, kids[1].ok);
     /* The children's records open in this process too. */
     CHECK(open_record(kids[0].rec, 2) && open_record(kids[1].rec, 2),
