@@ -196,7 +196,7 @@ int main(int argc, char **argv)
     unsigned long ver = OpenSSL_version_num();
     int moves = ver < DRBG_OWN_PROVIDER_FROM; /* the DRBG's AES-CTR follows default props */
     OSSL_LIB_CTX *ref, *fast, *dropin;
-    OSSL_PROVIDER *aesfast;
+    OSSL_PROVIDER *aesfast, *ref_default, *fast_default;
     EVP_CIPHER *probe;
     long pos = 0;
     int fd;
@@ -215,8 +215,8 @@ int main(int argc, char **argv)
 
     ref = OSSL_LIB_CTX_new();
     fast = OSSL_LIB_CTX_new();
-    if (ref == NULL || fast == NULL || OSSL_PROVIDER_load(ref, "default") == NULL
-        || OSSL_PROVIDER_load(fast, "default") == NULL
+    if (ref == NULL || fast == NULL || (ref_default = OSSL_PROVIDER_load(ref, "default")) == NULL
+        || (fast_default = OSSL_PROVIDER_load(fast, "default")) == NULL
         || (aesfast = OSSL_PROVIDER_load(fast, argv[1])) == NULL
         || !EVP_set_default_properties(fast, "?provider=aesfast"))
         tu_die("the two library contexts");
@@ -277,6 +277,9 @@ int main(int argc, char **argv)
 
     ERR_print_errors_fp(stderr);
     OSSL_LIB_CTX_free(dropin);
+    OSSL_PROVIDER_unload(aesfast);
+    OSSL_PROVIDER_unload(fast_default);
+    OSSL_PROVIDER_unload(ref_default);
     OSSL_LIB_CTX_free(fast);
     OSSL_LIB_CTX_free(ref);
     unlink(log_path);
