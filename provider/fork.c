@@ -21,9 +21,9 @@
  * Without MADV_WIPEONFORK (an older kernel, or not Linux): the generation and the pid that
  * read it are kept together in one 64-bit word, and every call compares getpid(). glibc caches
  * no pid since 2.25, so that is a system call for every message that asks (the TLS 1.2 records
- * of a "tlsivfixed" context): about 0.1-0.3 us, more under speculative-execution mitigations.
- * The pid compare tells a child from its parent: the parent lives while the child runs, so they
- * have different pids.
+ * of a "tlsivfixed" context; doc/drbg-and-fork.md has a measurement). The compare is exact: a
+ * child's copy of the word names its parent's pid, which was alive, so not the child's, when the
+ * child was made.
  *
  * The page is mapped once per load of the module and never unmapped: there is no unload hook
  * that knows no context still reads it (one page per dlopen of aesfast.so).

@@ -301,7 +301,8 @@ static int run(const char *prov, int must_differ)
           && memcmp(kids[0].rand_iv, kids[1].rand_iv, 12) != 0,
           "%s: a random IV drawn after the fork is the same in two processes", prov);
     int same = memcmp(parent.rec, kids[0].rec, 8) == 0;
-    int same_g = memcmp(parent.rec, kids[1].rec, 8) == 0 || memcmp(kids[0].rec, kids[1].rec, 8) == 0;
+    int same_g = memcmp(parent.rec, kids[1].rec, 8) == 0
+                 || memcmp(kids[0].rec, kids[1].rec, 8) == 0;
     int same_plain = memcmp(parent.plain_iv, kids[0].plain_iv, 12) == 0;
     hex8(np, parent.rec), hex8(nc, kids[0].rec), hex8(ng, kids[1].rec);
     printf("  %-8s next explicit nonce: parent %s, child %s, grandchild %s: %s; plain "
