@@ -83,7 +83,7 @@ static size_t run_script(OSSL_LIB_CTX *libctx, const char *name, int bits, int d
                          size_t cap)
 {
     static uint8_t entropy[8192], nonce[16], pers[37], adin[41];
-    char cipher[16];
+    char cipher[24];
     unsigned int strength = 256;
     int use_df = df;
     size_t n = 0;
