@@ -116,6 +116,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < CALLS; i++)
         sink += aesfast_fork_generation();
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    (void)sink;
     printf("forkgen_test (%s): %.1f ns per call\n", want_wipe ? "MADV_WIPEONFORK" : "getpid()",
            ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / CALLS);
     return check_summary("forkgen_test");
