@@ -58,6 +58,7 @@
 
 #include "aesfast.h"
 #include "cipher.h"
+#include "fork.h"
 #include "stream.h"
 
 #define GCM_IV_MAX 128            /* bytes, as the default provider allows */
@@ -97,6 +98,8 @@ typedef struct {
                               * ("tlsivgen", "tlsivinv") */
     unsigned int iv_generated; /* "iv-generated": the IV, or its non-fixed part, came from the
                                 * random generator */
+    uint64_t iv_fork_gen;    /* a managed IV's random part: the fork generation (fork.h) it was
+                              * drawn in; 0 if none was drawn (see gcm_fork_check) */
     uint8_t tls_aad[AESFAST_BLOCK]; /* the record's AAD, zero-padded to a block */
     size_t tls_aad_len;      /* 0, or 13 while a TLS record is pending */
     size_t tls_aad_pad;      /* "tlsaadpad": the tag length the record carries */
@@ -455,6 +458,32 @@ static int gcm_random(gcm_ctx *c, uint8_t *p, size_t n)
     return 0;
 }
 
+/* Fork safety, beyond the default provider: a child of fork() holds a copy of each context,
+ * and a "tlsivfixed" context's next IVs are the same in both (the random part was drawn once;
+ * the invocation field then counts). So where that part was drawn in another fork generation
+ * than this process's, the 64-bit invocation field (the IV's last 8 bytes; every path here has
+ * ivlen >= 8) is drawn again before a message starts on it (receivers read the explicit nonce
+ * from the record). 1, or 0 with an error raised and the IV finished. */
+GCM_SLOW int gcm_fork_redraw(gcm_ctx *c)
+{
+    uint64_t gen = aesfast_fork_generation(); /* before the draw: a fork after it redraws */
+
+    if (!gcm_random(c, c->iv + c->base.ivlen - TLS_EXPLICIT_IV, TLS_EXPLICIT_IV)) {
+        c->iv_state = IV_FINISHED;
+        return 0;
+    }
+    c->iv_fork_gen = gen;
+    aesfast_debug("%s: a fork: the invocation field drawn again", c->base.name);
+    return 1;
+}
+
+GCM_FAST int gcm_fork_check(gcm_ctx *c)
+{
+    if (c->iv_fork_gen == 0 || c->iv_fork_gen == aesfast_fork_generation())
+        return 1;
+    return gcm_fork_redraw(c);
+}
+
 static int gcm_have_key(const gcm_ctx *c)
 {
     if (c->base.key_set)
@@ -489,6 +518,8 @@ GCM_SLOW int gcm_start(gcm_ctx *c)
             return 0;
         /* fall through */
     case IV_BUFFERED:
+        if (c->iv_managed && !gcm_fork_check(c))
+            return 0;
         gcm_begin(c, c->base.enc);
         /* fall through */
     case IV_ACTIVE:
@@ -503,7 +534,7 @@ GCM_FAST int gcm_ready(gcm_ctx *c)
 {
     if (c->iv_state == IV_ACTIVE)
         return 1;
-    if (c->iv_state == IV_BUFFERED && c->base.key_set) {
+    if (c->iv_state == IV_BUFFERED && c->base.key_set && !c->iv_managed) {
         gcm_begin(c, c->base.enc);
         return 1;
     }
@@ -596,8 +627,10 @@ static int gcm_tls_iv_gen(gcm_ctx *c, uint8_t *out, size_t outlen)
     }
     if (outlen == 0 || outlen > ivlen)
         outlen = ivlen;
-    memcpy(out, c->iv + ivlen - outlen, outlen);
     gcm_new_iv(c);
+    if (!gcm_fork_check(c))
+        return 0;
+    memcpy(out, c->iv + ivlen - outlen, outlen);
     gcm_begin(c, 1); /* on the IV just returned, which then advances */
     return 1;
 }
@@ -622,6 +655,7 @@ static int gcm_tls_iv_inv(gcm_ctx *c, const uint8_t *in, size_t inlen)
 static int gcm_tls_iv_fixed(gcm_ctx *c, const uint8_t *iv, size_t len)
 {
     size_t ivlen = c->base.ivlen;
+    uint64_t gen = aesfast_fork_generation(); /* before the draw: a fork after it redraws */
 
     if (len != (size_t)-1
         && (len < TLS_FIXED_IV || len > ivlen || ivlen - len < TLS_EXPLICIT_IV)) {
@@ -642,6 +676,7 @@ static int gcm_tls_iv_fixed(gcm_ctx *c, const uint8_t *iv, size_t len)
         }
     }
     c->iv_managed = 1;
+    c->iv_fork_gen = c->iv_generated ? gen : 0; /* a drawn part: drawn again in a child */
     return 1;
 }
 
