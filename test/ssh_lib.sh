@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # (sets variables for its callers)
 # Shell helpers (bash) for OpenSSH on loopback, shared by test/ssh_test.sh and bench/ssh.sh.
 # Sourced after test/lib.sh. Every file lives in the caller's scratch folder; nothing of the
 # machine's own ssh setup (/etc/ssh, ~/.ssh, an agent) is read or written, except the
@@ -30,7 +31,7 @@ ssh_keys() {
 # the AES ciphers and chacha20-poly1305, and writing its pid to DIR/NAME.pid.
 ssh_sshd_config() {
   local d=$1 n=$2 p=$3 lvl=$4
-  [ "$(id -u)" -ne 0 ] || [ -d /run/sshd ] || mkdir -p -m 0755 /run/sshd
+  [ "$(id -u)" -ne 0 ] || [ -d /run/sshd ] || mkdir -m 0755 /run/sshd
   cat >"$d/$n.sshd_config" <<EOF
 ListenAddress 127.0.0.1:$p
 HostKey $d/host_key
@@ -89,7 +90,8 @@ ssh_start() {
 
 # ssh_opts DIR PORT CIPHER: sets the array ssh_o to the client's options for the server on PORT:
 # no user or system config (-F /dev/null), the throwaway user key only, no agent, the host key
-# pinned in DIR/known_hosts (written here), the one CIPHER, no tty, no multiplexing.
+# pinned in DIR/known_hosts.PORT (written here), the one CIPHER, no tty (and, -F /dev/null, no
+# multiplexing unless the caller asks for it).
 ssh_opts() {
   local d=$1 p=$2 c=$3
   echo "[127.0.0.1]:$p $(cut -d' ' -f1,2 "$d/host_key.pub")" >"$d/known_hosts.$p"
@@ -98,7 +100,7 @@ ssh_opts() {
     -o StrictHostKeyChecking=yes -o "UserKnownHostsFile=$d/known_hosts.$p"
     -o GlobalKnownHostsFile=/dev/null -o HostKeyAlgorithms=ssh-ed25519
     -o KexAlgorithms=curve25519-sha256 -o "Ciphers=$c" -o Compression=no
-    -o ControlMaster=no -o ControlPath=none -o ConnectTimeout=10 -o ForwardAgent=no
+    -o ConnectTimeout=10 -o ForwardAgent=no
     -o ForwardX11=no -o ClearAllForwardings=yes -o UpdateHostKeys=no)
 }
 
@@ -123,4 +125,34 @@ ssh_free_port() {
   else
     echo $((20000 + RANDOM % 40000))
   fi
+}
+
+# ssh_alg_of CIPHER: the EVP name aesfast logs for an OpenSSH cipher ("-" for one aesfast does not
+# offer, such as chacha20-poly1305@openssh.com; "?" for an unknown one).
+ssh_alg_of() {
+  case $1 in
+    aes128-ctr) echo AES-128-CTR ;; aes192-ctr) echo AES-192-CTR ;; aes256-ctr) echo AES-256-CTR ;;
+    aes128-gcm@openssh.com) echo AES-128-GCM ;; aes256-gcm@openssh.com) echo AES-256-GCM ;;
+    chacha20-poly1305@openssh.com) echo - ;;
+    *) echo "?" ;;
+  esac
+}
+
+# ssh_keyings LOG ALG: OpenSSH logs "debug1: rekey in|out after N blocks" right after it keys a
+# direction's cipher (packet.c, ssh_set_newkeys: cipher_init, then that line). For each such line
+# of LOG (not "[preauth]": sshd's pre-auth child's, relayed by its monitor), prints "ok PID KERNEL"
+# if the line before it is aesfast's key setup of ALG (an awk regular expression: AES-128-GCM, or
+# [^ ]+ for any) from PID, else "miss LINE-BEFORE". LOG is the process's stderr and its
+# AESFAST_DEBUG=file: at once (both O_APPEND, one write(2) a line: a process's lines keep order).
+ssh_keyings() {
+  awk -v alg="$2" '
+    { sub(/\r$/, "") } # OpenSSH ends its stderr lines with CR LF
+    /^debug1: rekey (in|out) after [0-9]+ blocks$/ {
+      if (prev ~ ("^[^ ]+ pid [0-9]+ aesfast: " alg ": key setup on kernel [^ ]+$")) {
+        n = split(prev, f, " "); print "ok", f[3], f[n]
+      } else {
+        print "miss", prev
+      }
+    }
+    { prev = $0 }' "$1"
 }

@@ -52,7 +52,9 @@
 # TERM, then KILL to the group); each client is bounded by a watchdog.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=test/lib.sh
 . "$here/lib.sh"
+# shellcheck source=test/ssh_lib.sh
 . "$here/ssh_lib.sh"
 
 if [ "${1:-}" = --self-check ]; then
@@ -174,36 +176,12 @@ head -c "$size" /dev/urandom >"$payload"
 want=$(sha "$payload")
 echo "ssh_test: payload $size bytes up and down per cell, RekeyLimit=1M, sha256 $want"
 
-# alg_of CIPHER: the EVP name aesfast logs for an OpenSSH cipher.
-alg_of() {
-  case $1 in
-    aes128-ctr) echo AES-128-CTR ;; aes192-ctr) echo AES-192-CTR ;; aes256-ctr) echo AES-256-CTR ;;
-    aes128-gcm@openssh.com) echo AES-128-GCM ;; aes256-gcm@openssh.com) echo AES-256-GCM ;;
-    *) echo "?" ;;
-  esac
-}
-
-# keyings LOG ALG: for each "debug1: rekey in|out after N blocks" line (not [preauth]) of LOG,
-# "ok PID KERNEL" if the line before it is aesfast's key setup of ALG, else "miss LINE-BEFORE".
-keyings() {
-  awk -v alg="$2" '
-    { sub(/\r$/, "") } # OpenSSH ends its stderr lines with CR LF
-    /^debug1: rekey (in|out) after [0-9]+ blocks$/ {
-      if (prev ~ ("^[^ ]+ pid [0-9]+ aesfast: " alg ": key setup on kernel [^ ]+$")) {
-        n = split(prev, f, " "); print "ok", f[3], f[n]
-      } else {
-        print "miss", prev
-      }
-    }
-    { prev = $0 }' "$1"
-}
-
 # proof LABEL END LOG ALG PID_RULE PID: END (client, server) on aesfast: every keying in LOG by
 # aesfast, for ALG, from one pid, which must be PID (PID_RULE "is") or must not be (PID_RULE
 # "not"); at least 4 (the first keys and one rekey, both ways).
 proof() {
   local label=$1 end=$2 log=$3 alg=$4 rule=$5 want_pid=$6 k n miss pids kern
-  k=$(keyings "$log" "$alg")
+  k=$(ssh_keyings "$log" "$alg")
   n=$(grep -c '^ok ' <<<"$k")
   miss=$(grep -c '^miss' <<<"$k")
   pids=$(awk '$1 == "ok" { print $2 }' <<<"$k" | sort -u | tr '\n' ' ')
@@ -242,8 +220,8 @@ none() {
 
 cells=0
 for c in "${ciphers[@]}"; do
-  alg=$(alg_of "$c")
-  [ "$alg" != "?" ] || { echo "ssh_test: unknown cipher $c" >&2; exit 2; }
+  alg=$(ssh_alg_of "$c")
+  case $alg in '?' | -) echo "ssh_test: $c: not an AES cipher of OpenSSH's" >&2; exit 2 ;; esac
   for cs in default aesfast; do
     for ss in default aesfast; do
       label="client $cs x server $ss $c"
@@ -291,7 +269,7 @@ for c in "${ciphers[@]}"; do
       if [ "$ss" = aesfast ]; then
         who=
         if [ -n "$conn" ]; then
-          pids=$(keyings "$tmp/slice" "$alg" | awk '$1 == "ok" { print $2 }' | sort -u)
+          pids=$(ssh_keyings "$tmp/slice" "$alg" | awk '$1 == "ok" { print $2 }' | sort -u)
           [ "$pids" = "$conn" ] && who="(the connection's sshd: a root login has no post-auth child)"
           [ -n "$pids" ] && [ "$pids" != "$conn" ] && who="(a post-auth child of connection pid $conn)"
         fi
