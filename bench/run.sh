@@ -6,20 +6,24 @@
 # against OpenSSL's default provider: the system OpenSSL 3.0 (which has no GCM-SIV: aesfast's
 # GCM-SIV figures and GCM-SIV / GCM only) and an OpenSSL 3.5 built from Debian's source package
 # (cached after the first run); then nginx with and without aesfast (bench/tls.sh, a few
-# minutes); and ends by drawing each benchmark's CSV (build/bench/bench-openssl-V.csv) as
-# build/bench/bench-openssl-V.svg (bench/plot.sh), GB/s against message size per cipher.
+# minutes) and OpenSSH with and without aesfast (bench/ssh.sh, a minute or two: CPU per GiB,
+# also in build/bench/ssh.csv); and ends by drawing each benchmark's CSV
+# (build/bench/bench-openssl-V.csv) as build/bench/bench-openssl-V.svg (bench/plot.sh), GB/s
+# against message size per cipher.
 #
-#   bench/run.sh [--no-openssl35] [--no-tls] [BENCH_ARGS...]     e.g. bench/run.sh --sizes 16,16k
+#   bench/run.sh [--no-openssl35] [--no-tls] [--no-ssh] [BENCH_ARGS...]
+#   e.g. bench/run.sh --sizes 16,16k
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . test/lib.sh
 
-openssl35=1 tls=1
+openssl35=1 tls=1 ssh=1
 args=()
 for a in "$@"; do
   case "$a" in
     --no-openssl35) openssl35=0 ;;
     --no-tls) tls=0 ;;
+    --no-ssh) ssh=0 ;;
     --csv) ;; # always: the CSV is written to a file, and printed as a table
     *) args+=("$a") ;;
   esac
@@ -149,6 +153,11 @@ fi
 if [ $tls -eq 1 ]; then
   step "nginx with and without aesfast: bench/tls.sh (a few minutes)"
   bench/tls.sh --module build/aesfast.so --csv build/bench/tls.csv
+fi
+
+if [ $ssh -eq 1 ]; then
+  step "OpenSSH with and without aesfast: bench/ssh.sh (a minute or two; more: bench/ssh.sh --mib 1024 --turns 8)"
+  bench/ssh.sh --module build/aesfast.so --csv build/bench/ssh.csv
 fi
 
 step "Plots: GB/s against message size, aesfast (solid) and the default provider (dashed)"

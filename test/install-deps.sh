@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what aesfast needs to build, test and benchmark on Debian 12 (run as root).
-#   test/install-deps.sh            native build: compiler, Meson, Ninja, libcrypto headers, and
-#                                   nginx and curl for the TLS test (test/tls_test.sh)
+#   test/install-deps.sh            native build: compiler, Meson, Ninja, libcrypto headers,
+#                                   nginx and curl for the TLS test (test/tls_test.sh), and
+#                                   OpenSSH's server and client for the SSH test (test/ssh_test.sh)
 #   test/install-deps.sh --arm64    also the aarch64 cross compiler, qemu-user and arm64 libcrypto
 #   test/install-deps.sh --src      also a deb-src entry (bookworm, trixie, sid, experimental), so
 #                                   that `apt-get source openssl=V` works for 3.0, 3.5, 3.6 and 4.0
@@ -43,8 +44,11 @@ install() {
 }
 
 had_nginx=$(missing nginx)
+had_sshd=$(missing openssh-server)
 install gcc libc6-dev make meson ninja-build pkg-config libssl-dev openssl perl ca-certificates valgrind \
         nginx curl python3 xz-utils dpkg-dev
+# The SSH test starts its own sshd on a free loopback port, from its own sshd_config.
+install openssh-server openssh-client
 # The man page's test (groff) and the Debian package's (dpkg-buildpackage with debhelper).
 install groff-base debhelper
 # The TLS test starts its own nginx on a free loopback port; the service that Debian's package
@@ -53,6 +57,12 @@ install groff-base debhelper
 if [ -n "$had_nginx" ] && command -v systemctl >/dev/null 2>&1 \
    && systemctl is-active --quiet nginx 2>/dev/null; then
   $SUDO systemctl disable --now nginx >/dev/null 2>&1 || true
+fi
+# Likewise the ssh service that Debian's openssh-server starts on port 22, if this script just
+# installed it (a machine that had it before keeps it: someone may be logged in through it).
+if [ -n "$had_sshd" ] && command -v systemctl >/dev/null 2>&1 \
+   && systemctl is-active --quiet ssh 2>/dev/null; then
+  $SUDO systemctl disable --now ssh >/dev/null 2>&1 || true
 fi
 
 if [ $want_arm64 -eq 1 ]; then
