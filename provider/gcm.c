@@ -32,10 +32,10 @@
  * The message's bytes (gcm_phase), at most one kernel call per update:
  *   MSG_AAD      the AAD is queued in msg (aesfast_kernel.h's aesfast_gcm_msg) as zero-padded
  *                blocks, hashed only where it would overflow the queue;
- *   MSG_ONE      the first data update was one call (the tier's gcm_seal_msg or gcm_open_msg,
- *                or gcm_msg_composed): the queued AAD, the data, the lengths block and E(J0),
- *                so that msg.tag is the message's tag if no more data comes (the final then
- *                only reads it), and msg's hash state is where a message that goes on resumes;
+ *   MSG_ONE      the first data update was one call (aesfast_kernel.h's aesfast_gcm_msg_crypt): the
+ *                queued AAD, the data, the lengths block and E(J0), so that msg.tag is the
+ *                message's tag if no more data comes (the final then only reads it), and msg's
+ *                hash state is where a message that goes on resumes;
  *   MSG_STREAM   more data came: provider/stream.c's byte stream carries the message from msg's
  *                state on (partial blocks, lengths), and the final finishes its hash there.
  *   A final without data (MSG_AAD) is one call too, of no data.
@@ -203,14 +203,6 @@ GCM_FAST void gcm_begin(gcm_ctx *c, int advance)
         gcm_advance_iv(c);
 }
 
-/* GCM's lengths block: the AAD's and the data's lengths in bits, big-endian. */
-static void gcm_lengths(uint8_t lens[AESFAST_BLOCK], uint64_t aadlen, uint64_t datalen)
-{
-    u64x2 bits = {aesfast_be64(aadlen * 8), aesfast_be64(datalen * 8)};
-
-    memcpy(lens, &bits, sizeof(bits));
-}
-
 /* dst = the n (1..15) bytes at src and zeros, written with one 16-byte store, which the kernel's
  * load of the block is then forwarded from (after narrower stores it would wait for them). */
 GCM_FAST void store_padded(uint8_t dst[AESFAST_BLOCK], const uint8_t *src, size_t n)
@@ -242,76 +234,11 @@ GCM_FAST void store_padded(uint8_t dst[AESFAST_BLOCK], const uint8_t *src, size_
     memcpy(dst, &v, sizeof(v));
 }
 
-/* gcm_seal_msg or gcm_open_msg (aesfast_kernel.h) from the tier's other kernels, for the tiers
- * that have no such kernel. A message whose blocks fit in the queue (with a spare block for the
- * lengths) takes its keystream from one counter call, queues its hashed blocks, and hashes the
- * queue and the lengths block in one call; a longer one hashes its queue, then its whole blocks
- * with the stitched kernel. The partial block and E(J0) are single-block calls. */
-static __attribute__((noinline)) void gcm_msg_composed(gcm_ctx *c, const uint8_t *in,
-                                                        uint8_t *out, size_t len)
-{
-    const aesfast_kernel *k = c->base.kernel;
-    aesfast_gcm_msg *m = &c->msg;
-    size_t whole = len / AESFAST_BLOCK, partial = len % AESFAST_BLOCK;
-    uint8_t ctr[AESFAST_BLOCK], acc[AESFAST_BLOCK], ks[AESFAST_BLOCK];
-
-    memcpy(ctr, m->j0, AESFAST_BLOCK);
-    aesfast_ctr32_add(ctr, CTR32_BE_LAST, 1);
-    if (m->nqueue + whole + (partial != 0) + 1 <= AESFAST_GCM_QUEUE) {
-        uint8_t *q = m->queue + AESFAST_BLOCK * m->nqueue;
-
-        if (whole != 0) { /* (in and out are NULL for a final without data) */
-            if (!c->base.enc) /* the input, before an in-place output overwrites it */
-                memcpy(q, in, whole * AESFAST_BLOCK);
-            k->gcm.ctr(&c->base.key, ctr, in, out, whole);
-            if (c->base.enc)
-                memcpy(q, out, whole * AESFAST_BLOCK);
-            m->nqueue += whole;
-        }
-    } else {
-        k->gcm.hash(&c->hkey, m->acc, m->queue, m->nqueue);
-        m->nqueue = 0;
-        (c->base.enc ? k->gcm.ctr_then_hash : k->gcm.hash_then_ctr)(
-            &c->base.key, &c->hkey, m->acc, ctr, in, out, whole);
-    }
-    if (whole != 0) {
-        aesfast_ctr32_add(ctr, CTR32_BE_LAST, (uint32_t)whole);
-        in += whole * AESFAST_BLOCK;
-        out += whole * AESFAST_BLOCK;
-    }
-    if (partial != 0) { /* the last block, zero-padded, stays queued */
-        uint8_t *blk = m->queue + AESFAST_BLOCK * m->nqueue++;
-
-        k->encrypt_block(&c->base.key, ctr, ks);
-        memset(blk, 0, AESFAST_BLOCK);
-        for (size_t i = 0; i < partial; i++) {
-            uint8_t x = in[i];
-
-            out[i] = x ^ ks[i];
-            blk[i] = c->base.enc ? out[i] : x;
-        }
-    }
-    /* The tag: the queue and the lengths block (in the queue's spare block) from acc. */
-    memcpy(acc, m->acc, AESFAST_BLOCK);
-    gcm_lengths(m->queue + AESFAST_BLOCK * m->nqueue, m->aadlen, len);
-    k->gcm.hash(&c->hkey, acc, m->queue, m->nqueue + 1);
-    k->encrypt_block(&c->base.key, m->j0, ks);
-    for (int i = 0; i < AESFAST_BLOCK; i++)
-        m->tag[i] = acc[i] ^ ks[i];
-    OPENSSL_cleanse(ks, sizeof(ks));
-    OPENSSL_cleanse(acc, sizeof(acc));
-}
-
 /* The first data update, or a final without data (len 0): one call (see MSG_ONE). */
 GCM_FAST void gcm_msg(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
 {
-    const aesfast_kernel *k = c->base.kernel;
-    aesfast_gcm_msg_fn *fn = c->base.enc ? k->gcm_seal_msg : k->gcm_open_msg;
-
-    if (fn != NULL)
-        fn(&c->base.key, &c->hkey, &c->msg, in, out, len);
-    else
-        gcm_msg_composed(c, in, out, len);
+    aesfast_gcm_msg_crypt(c->base.kernel, c->base.enc, &c->base.key, &c->hkey, &c->msg, in, out,
+                          len);
 }
 
 /* A second data update: the stream takes the message over from msg's hash state, with the
@@ -352,7 +279,7 @@ GCM_SLOW void gcm_tag_slow(gcm_ctx *c)
     case MSG_ONE:
         break;
     case MSG_STREAM:
-        gcm_lengths(lens, c->st.aadlen, c->st.datalen);
+        aesfast_gcm_lengths(lens, c->st.aadlen, c->st.datalen);
         aesfast_aead_finish(&c->st, &k->gcm, &c->hkey, lens);
         k->encrypt_block(&c->base.key, c->msg.j0, ekj0);
         for (int i = 0; i < GCM_TAG_MAX; i++)

@@ -25,28 +25,6 @@
 
 #include "aesfast_kernel.h"
 
-/* Blocks the kernels load next are written with one 16-byte store, so that the load is
- * forwarded from the store buffer (after narrower stores it would wait for them to retire, which
- * serializes back-to-back small updates behind each other's AES latency). */
-typedef uint32_t u32x4 __attribute__((vector_size(16)));
-typedef uint64_t u64x2 __attribute__((vector_size(16)));
-
-/* Big-endian <-> host order of a 64-bit word (an involution either way). */
-static inline uint64_t aesfast_be64(uint64_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    return __builtin_bswap64(v);
-#else
-    return v;
-#endif
-}
-
-/* Little-endian <-> host order of a 64-bit word. */
-static inline uint64_t aesfast_le64(uint64_t v)
-{
-    return __builtin_bswap64(aesfast_be64(v));
-}
-
 /* Keystream of a partial block. num is 0..15; 0 means no leftover. */
 typedef struct keystream {
     uint8_t ks[AESFAST_BLOCK];
@@ -83,44 +61,6 @@ typedef enum {
     TAG_EXPECTED, /* opening: the tag to check, set by the application */
     TAG_MADE,     /* sealing: the tag of the message just finished, for the application to read */
 } aead_tag_state;
-
-/* How a mode's 32-bit block counter sits in the counter block. */
-typedef enum {
-    CTR32_BE_LAST,  /* GCM's inc32: big-endian in bytes 12..15 */
-    CTR32_LE_FIRST, /* GCM-SIV: little-endian in bytes 0..3 */
-} ctr32_format;
-
-static inline uint32_t aesfast_bswap32_if_le(uint32_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    return __builtin_bswap32(v);
-#else
-    return v;
-#endif
-}
-
-static inline uint32_t aesfast_bswap32_if_be(uint32_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    return __builtin_bswap32(v);
-#else
-    return v;
-#endif
-}
-
-/* ctr += n in the mode's 32-bit counter, modulo 2^32 (the other 12 bytes never change). The
- * counter block is read and written whole (u32x4). */
-static inline void aesfast_ctr32_add(uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt, uint32_t n)
-{
-    u32x4 v;
-
-    memcpy(&v, ctr, sizeof(v));
-    if (fmt == CTR32_BE_LAST)
-        v[3] = aesfast_bswap32_if_le(aesfast_bswap32_if_le(v[3]) + n);
-    else
-        v[0] = aesfast_bswap32_if_be(aesfast_bswap32_if_be(v[0]) + n);
-    memcpy(ctr, &v, sizeof(v));
-}
 
 /* Whole blocks that wait to be hashed together: small updates' AAD and data, and a message's
  * last blocks with its lengths block, go to the kernel in one call, so their multiplications by
