@@ -20,8 +20,9 @@
  *   hash_init      H (the hash key, as 16 bytes) -> the tier's table of H's powers, in an
  *                  aesfast_hash_key whose layout only that tier knows.
  *   hash_init_few  the same, but only what hash calls of at most AESFAST_HASH_FEW blocks read
- *                  (GCM-SIV derives H per nonce, and a small message needs few powers). A tier
- *                  whose table has no more than AESFAST_HASH_FEW powers uses hash_init here.
+ *                  (GCM-SIV derives H per nonce, and a small message needs few powers).
+ *                  Optional (aesfast_hash_init_few): a tier whose table has no more than
+ *                  AESFAST_HASH_FEW powers, and GCM (H per key), have NULL.
  *   hash           acc = the universal hash of acc and nblocks whole blocks (AAD, lengths).
  *   ctr            the mode's counter: ctr32_xor for GCM.
  *   ctr_then_hash  out = in XOR keystream, then acc = hash(acc, out): GCM's seal (and, with
@@ -31,9 +32,9 @@
  *                  the same two for a counter the caller knows is public (GCM's J0 = IV || 1
  *                  from a 12-byte IV, and the counters after it): they may branch on the
  *                  counter (vaes-avx2 adds to the big-endian blocks while no group of them
- *                  carries out of the last byte). A tier without such a form repeats the two
- *                  above here; never NULL where those are not. A secret counter (J0 = GHASH(IV))
- *                  must take ctr_then_hash / hash_then_ctr.
+ *                  carries out of the last byte). Optional (aesfast_gcm_stitched): NULL
+ *                  where the tier has no such form. A secret counter (J0 = GHASH(IV)) must take
+ *                  ctr_then_hash / hash_then_ctr.
  *
  * The two stitched functions take (key, hkey, acc, ctr, in, out, nblocks): seven arguments, the
  * seventh on the stack on x86-64 (SysV) and in x6 on arm64. The counter is used as in ctr32_xor
@@ -56,8 +57,8 @@
  *                    counter block (the tag) exists, so it is hash, then ctr, in two passes.
  * and aesfast_kernel.gcmsiv_derive: a nonce's two keys (RFC 8452, section 4) from the
  * key-generating key in one call, the encryption key expanded (of the same size as key) and the
- * authentication key as 16 bytes. Optional: NULL means the provider makes them with ctr and
- * set_key.
+ * authentication key as 16 bytes. Optional: NULL means aesfast_gcmsiv_derive makes them with
+ * ctr and set_key.
  *
  * GCM's message in one call, aesfast_kernel.gcm_seal_msg and gcm_open_msg (optional: NULL means
  * aesfast_gcm_msg_crypt composes them from the functions above, kernels/gcm_msg.c). A message's
@@ -99,6 +100,15 @@
  *     OpenSSL and the Linux kernel: registers are not memory the caller can wipe, and clearing
  *     them on every small call costs more than it protects. What is in memory (aesfast_key, the
  *     provider's buffers) is wiped by the provider.
+ *
+ * Optional entries, one convention: an entry a tier does not have is NULL (designated
+ * initialisers in provider/dispatch.c leave it out), and callers never test it themselves but
+ * call the helper below that falls back: aesfast_hash_init_few (to hash_init),
+ * aesfast_gcm_stitched (the _pub forms, to the plain ones), aesfast_gcm_msg_crypt (gcm_seal_msg
+ * and gcm_open_msg, to the composer in kernels/gcm_msg.c, which takes gcm_seal_last and
+ * gcm_open_last or its own C end), aesfast_gcmsiv_derive (to ctr and set_key). gcmsiv_seal_short
+ * and gcmsiv_open_short fall back to the whole of provider/gcmsiv.c's message path, their only
+ * caller. GCM-SIV's hash_then_ctr is not optional but unused (NULL, see above).
  *
  * The layout of aesfast_key is part of the ABI: the assembly reads it through the AESFAST_KEY_*
  * offsets below, which provider/dispatch.c checks with _Static_assert. The struct is only
@@ -285,12 +295,12 @@ typedef void aesfast_gcmsiv_short_fn(const aesfast_key *key, aesfast_gcmsiv_msg 
 /* One AEAD mode family's kernels (see the top of this file). */
 typedef struct aesfast_aead_kernel {
     aesfast_hash_init_fn *hash_init;
-    aesfast_hash_init_fn *hash_init_few;
+    aesfast_hash_init_fn *hash_init_few; /* or NULL: hash_init (aesfast_hash_init_few) */
     aesfast_hash_fn *hash;
     aesfast_ctr32_xor_fn *ctr;
     aesfast_aead_crypt_fn *ctr_then_hash;
     aesfast_aead_crypt_fn *hash_then_ctr;
-    aesfast_aead_crypt_fn *ctr_then_hash_pub; /* for a public counter (see above) */
+    aesfast_aead_crypt_fn *ctr_then_hash_pub; /* for a public counter (see above), or NULL */
     aesfast_aead_crypt_fn *hash_then_ctr_pub;
 } aesfast_aead_kernel;
 
@@ -317,7 +327,7 @@ typedef struct aesfast_kernel {
     aesfast_ctr32_xor_fn *ctr32_xor;
     aesfast_aead_kernel gcm;    /* GHASH and GCM's inc32 counter */
     aesfast_aead_kernel gcmsiv; /* POLYVAL and GCM-SIV's little-endian counter */
-    aesfast_gcmsiv_derive_fn *gcmsiv_derive; /* or NULL: the provider composes it (ctr, set_key) */
+    aesfast_gcmsiv_derive_fn *gcmsiv_derive; /* or NULL: aesfast_gcmsiv_derive (ctr, set_key) */
     aesfast_gcm_msg_fn *gcm_seal_msg;        /* or NULL: aesfast_gcm_msg_crypt composes them */
     aesfast_gcm_msg_fn *gcm_open_msg;
     aesfast_gcm_last_fn *gcm_seal_last;      /* or NULL: the composer's C end (both, or neither) */
@@ -432,6 +442,27 @@ static inline void aesfast_gcm_lengths(uint8_t lens[AESFAST_BLOCK], uint64_t aad
 
     memcpy(lens, &bits, sizeof(bits));
 }
+
+/* The tier's hash_init_few, or hash_init where it has none. */
+static inline aesfast_hash_init_fn *aesfast_hash_init_few(const aesfast_aead_kernel *f)
+{
+    return f->hash_init_few != NULL ? f->hash_init_few : f->hash_init;
+}
+
+/* GCM's stitched kernel: ctr_then_hash (seal) or hash_then_ctr, in the tier's form for a public
+ * counter where pub and it has one. */
+static inline aesfast_aead_crypt_fn *aesfast_gcm_stitched(const aesfast_aead_kernel *f, int seal,
+                                                          int pub)
+{
+    aesfast_aead_crypt_fn *fn = !pub ? NULL : seal ? f->ctr_then_hash_pub : f->hash_then_ctr_pub;
+
+    return fn != NULL ? fn : seal ? f->ctr_then_hash : f->hash_then_ctr;
+}
+
+/* GCM-SIV's per-nonce keys (gcmsiv_derive's contract) on tier k: its own function, or its
+ * counter kernel and set_key (kernels/gcm_msg.c). */
+void aesfast_gcmsiv_derive(const aesfast_kernel *k, const aesfast_key *key,
+                           const uint8_t nonce[12], aesfast_key *enc_key, uint8_t auth[16]);
 
 /* GCM's message in one call on tier k (seal: gcm_seal_msg's contract, else gcm_open_msg's): the
  * tier's own function, or the composer (kernels/gcm_msg.c) where it has none. */

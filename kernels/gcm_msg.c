@@ -5,6 +5,7 @@
  * a longer one first hashes its queue and runs its other whole blocks through the tier's
  * stitched kernel. The end is the tier's assembly (gcm_seal_last, gcm_open_last: the last
  * blocks, the lengths block and E(J0) with one reduction) or, where it has none, gcm_end_c.
+ * And GCM-SIV's per-nonce keys where the tier has no kernel for them (aesfast_gcmsiv_derive).
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  */
@@ -104,16 +105,47 @@ void aesfast_gcm_msg_composed(const aesfast_kernel *k, int seal, const aesfast_k
         tail -= g->group / 2;
     done = whole - tail;
     if (done != 0) { /* from J0 + 1 */
-        aesfast_aead_crypt_fn *crypt;
-        int pub = (msg->flags & AESFAST_MSG_CTR_PUBLIC) != 0;
-
-        crypt = seal ? (pub ? k->gcm.ctr_then_hash_pub : k->gcm.ctr_then_hash)
-                     : (pub ? k->gcm.hash_then_ctr_pub : k->gcm.hash_then_ctr);
         memcpy(ctr, msg->j0, AESFAST_BLOCK);
         aesfast_ctr32_add(ctr, CTR32_BE_LAST, 1);
-        crypt(key, hkey, msg->acc, ctr, in, out, done);
+        aesfast_gcm_stitched(&k->gcm, seal, (msg->flags & AESFAST_MSG_CTR_PUBLIC) != 0)(
+            key, hkey, msg->acc, ctr, in, out, done);
         in += AESFAST_BLOCK * done;
         out += AESFAST_BLOCK * done;
     }
     gcm_end(k, seal, key, hkey, msg, in, out, len - AESFAST_BLOCK * done, done);
+}
+
+void aesfast_gcmsiv_derive(const aesfast_kernel *k, const aesfast_key *key,
+                           const uint8_t nonce[12], aesfast_key *enc_key, uint8_t auth[16])
+{
+    static const uint8_t zero[6 * AESFAST_BLOCK];
+    uint8_t ctr[AESFAST_BLOCK] = {0};
+    struct {
+        uint8_t ks[6 * AESFAST_BLOCK], enc[40]; /* enc: AES-192's 24 bytes + 16 */
+    } t; /* the derived secrets, wiped together */
+    size_t keylen = 4 * ((size_t)key->rounds - 6), nblocks = 2 + keylen / 8;
+
+    if (k->gcmsiv_derive != NULL) {
+        k->gcmsiv_derive(key, nonce, enc_key, auth);
+        return;
+    }
+    /* AES_K(LE32(j) || nonce), j = 0 .. nblocks - 1, are GCM-SIV's counter blocks from
+     * (0 || nonce): one call of the counter kernel; the first 8 bytes of each are kept, two
+     * halves of the authentication key, then the encryption key, which set_key expands. */
+    memcpy(ctr + 4, nonce, 12);
+    k->gcmsiv.ctr(key, ctr, zero, t.ks, nblocks);
+    /* Two halves at a time, each key block written whole: the kernels' 16-byte loads of it are
+     * then forwarded from one store, where two 8-byte stores would make them wait. */
+    for (size_t j = 0; j < nblocks; j += 2) {
+        u64x2 v;
+        uint64_t lo, hi = 0;
+
+        memcpy(&lo, t.ks + AESFAST_BLOCK * j, 8);
+        if (j + 1 < nblocks)
+            memcpy(&hi, t.ks + AESFAST_BLOCK * (j + 1), 8);
+        v = (u64x2){lo, hi};
+        memcpy(j == 0 ? auth : t.enc + 8 * (j - 2), &v, 16);
+    }
+    k->set_key(enc_key, t.enc, keylen);
+    wipe(&t, sizeof(t));
 }

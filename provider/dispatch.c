@@ -188,30 +188,28 @@ typedef struct {
 
 /* The GCM and GCM-SIV tables of a tier whose functions are named aesfast_<prefix>_ghash_init
  * and so on; hash_prefix names the hash-loop variant (armv8-sha3 shares armv8's tables and
- * counters, and has its own EOR3 loops). GCM's hash key is per key, not per nonce, so its
- * hash_init_few is the whole hash_init; GCM-SIV's names the tier's short one (or the whole one).
- * The stitched functions for a public counter are the same ones, but where GCM_KERNELS_PUB names
- * the tier's _pub forms (GCM-SIV's counter is the tag: never public). */
-#define GCM_KERNELS_WITH(prefix, hash_prefix, ctr_fn, pub)                                     \
-    {.hash_init = aesfast_##prefix##_ghash_init, .hash_init_few = aesfast_##prefix##_ghash_init, \
-     .hash = aesfast_##hash_prefix##_ghash, .ctr = ctr_fn,                                      \
-     .ctr_then_hash = aesfast_##hash_prefix##_gcm_ctr_then_hash,                               \
-     .hash_then_ctr = aesfast_##hash_prefix##_gcm_hash_then_ctr,                               \
-     .ctr_then_hash_pub = aesfast_##hash_prefix##_gcm_ctr_then_hash##pub,                      \
-     .hash_then_ctr_pub = aesfast_##hash_prefix##_gcm_hash_then_ctr##pub}
-#define GCM_KERNELS(prefix, hash_prefix, ctr) GCM_KERNELS_WITH(prefix, hash_prefix, ctr, )
-#define GCM_KERNELS_PUB(prefix, hash_prefix, ctr) GCM_KERNELS_WITH(prefix, hash_prefix, ctr, _pub)
-#define GCMSIV_KERNELS(prefix, hash_prefix, init_few)                                          \
-    {.hash_init = aesfast_##prefix##_polyval_init, .hash_init_few = init_few,                  \
-     .hash = aesfast_##hash_prefix##_polyval, .ctr = aesfast_##prefix##_ctr32le_xor,            \
-     .ctr_then_hash = aesfast_##hash_prefix##_gcmsiv_ctr_then_hash,                            \
-     .ctr_then_hash_pub = aesfast_##hash_prefix##_gcmsiv_ctr_then_hash}
+ * counters, and has its own EOR3 loops). Optional entries are left out (NULL: see
+ * aesfast_kernel.h): GCM's hash_init_few (its hash key is per key, not per nonce), GCM-SIV's
+ * where the tier has one table, and the forms for a public counter but where GCM_KERNELS_PUB
+ * names the tier's _pub ones (GCM-SIV's counter is the tag: never public). */
+#define GCM_KERNELS(prefix, hash_prefix, ctr_fn)                                               \
+    .hash_init = aesfast_##prefix##_ghash_init, .hash = aesfast_##hash_prefix##_ghash,         \
+    .ctr = ctr_fn, .ctr_then_hash = aesfast_##hash_prefix##_gcm_ctr_then_hash,                  \
+    .hash_then_ctr = aesfast_##hash_prefix##_gcm_hash_then_ctr
+#define GCM_KERNELS_PUB(prefix)                                                                \
+    GCM_KERNELS(prefix, prefix, aesfast_##prefix##_ctr32_xor),                                  \
+    .ctr_then_hash_pub = aesfast_##prefix##_gcm_ctr_then_hash_pub,                             \
+    .hash_then_ctr_pub = aesfast_##prefix##_gcm_hash_then_ctr_pub
+#define GCMSIV_KERNELS(prefix, hash_prefix)                                                    \
+    .hash_init = aesfast_##prefix##_polyval_init, .hash = aesfast_##hash_prefix##_polyval,     \
+    .ctr = aesfast_##prefix##_ctr32le_xor,                                                     \
+    .ctr_then_hash = aesfast_##hash_prefix##_gcmsiv_ctr_then_hash
 
 static const tier tier_generic = {
     .k = {.name = "generic", .set_key = aesfast_generic_set_key,
           .encrypt_block = aesfast_generic_encrypt_block, .ctr32_xor = aesfast_generic_ctr32_xor,
-          .gcm = GCM_KERNELS(generic, generic, aesfast_generic_ctr32_xor),
-          .gcmsiv = GCMSIV_KERNELS(generic, generic, aesfast_generic_polyval_init),
+          .gcm = {GCM_KERNELS(generic, generic, aesfast_generic_ctr32_xor)},
+          .gcmsiv = {GCMSIV_KERNELS(generic, generic)},
           .gcm_groups = AESFAST_GCM_GROUPS_C},
     .needs = 0,
 };
@@ -221,8 +219,9 @@ static const tier tier_vaes_avx512 = {
     .k = {.name = "vaes-avx512", .set_key = aesfast_aesni_set_key,
           .encrypt_block = aesfast_aesni_encrypt_block,
           .ctr32_xor = aesfast_vaes_avx512_ctr32_xor,
-          .gcm = GCM_KERNELS(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_ctr32_xor),
-          .gcmsiv = GCMSIV_KERNELS(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_polyval_init_few),
+          .gcm = {GCM_KERNELS(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_ctr32_xor)},
+          .gcmsiv = {GCMSIV_KERNELS(vaes_avx512, vaes_avx512),
+                     .hash_init_few = aesfast_vaes_avx512_polyval_init_few},
           .gcmsiv_derive = aesfast_aesni_gcmsiv_derive,
           .gcm_seal_msg = aesfast_vaes_avx512_gcm_seal_msg,
           .gcm_open_msg = aesfast_vaes_avx512_gcm_open_msg,
@@ -235,8 +234,9 @@ static const tier tier_vaes_avx512 = {
 static const tier tier_vaes_avx2 = {
     .k = {.name = "vaes-avx2", .set_key = aesfast_aesni_set_key,
           .encrypt_block = aesfast_aesni_encrypt_block, .ctr32_xor = aesfast_vaes_avx2_ctr32_xor,
-          .gcm = GCM_KERNELS_PUB(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_ctr32_xor),
-          .gcmsiv = GCMSIV_KERNELS(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_polyval_init_few),
+          .gcm = {GCM_KERNELS_PUB(vaes_avx2)},
+          .gcmsiv = {GCMSIV_KERNELS(vaes_avx2, vaes_avx2),
+                     .hash_init_few = aesfast_vaes_avx2_polyval_init_few},
           .gcmsiv_derive = aesfast_aesni_gcmsiv_derive,
           .gcm_seal_last = aesfast_vaes_avx2_gcm_seal_last,
           .gcm_open_last = aesfast_vaes_avx2_gcm_open_last,
@@ -248,8 +248,8 @@ static const tier tier_vaes_avx2 = {
 static const tier tier_aesni = {
     .k = {.name = "aesni", .set_key = aesfast_aesni_set_key,
           .encrypt_block = aesfast_aesni_encrypt_block, .ctr32_xor = aesfast_aesni_ctr32_xor,
-          .gcm = GCM_KERNELS(aesni, aesni, aesfast_aesni_ctr32_xor),
-          .gcmsiv = GCMSIV_KERNELS(aesni, aesni, aesfast_aesni_polyval_init),
+          .gcm = {GCM_KERNELS(aesni, aesni, aesfast_aesni_ctr32_xor)},
+          .gcmsiv = {GCMSIV_KERNELS(aesni, aesni)},
           .gcmsiv_derive = aesfast_aesni_gcmsiv_derive,
           .gcm_seal_last = aesfast_aesni_gcm_seal_last,
           .gcm_open_last = aesfast_aesni_gcm_open_last,
@@ -264,16 +264,16 @@ static const tier tier_aesni = {
 static const tier tier_armv8_sha3 = {
     .k = {.name = "armv8-sha3", .set_key = aesfast_armv8_set_key,
           .encrypt_block = aesfast_armv8_encrypt_block, .ctr32_xor = aesfast_armv8_ctr32_xor,
-          .gcm = GCM_KERNELS(armv8, armv8_sha3, aesfast_armv8_ctr32_xor),
-          .gcmsiv = GCMSIV_KERNELS(armv8, armv8_sha3, aesfast_armv8_polyval_init),
+          .gcm = {GCM_KERNELS(armv8, armv8_sha3, aesfast_armv8_ctr32_xor)},
+          .gcmsiv = {GCMSIV_KERNELS(armv8, armv8_sha3)},
           .gcm_groups = AESFAST_GCM_GROUPS_C},
     .needs = F_AES | F_PCLMUL | F_SHA3,
 };
 static const tier tier_armv8 = {
     .k = {.name = "armv8", .set_key = aesfast_armv8_set_key,
           .encrypt_block = aesfast_armv8_encrypt_block, .ctr32_xor = aesfast_armv8_ctr32_xor,
-          .gcm = GCM_KERNELS(armv8, armv8, aesfast_armv8_ctr32_xor),
-          .gcmsiv = GCMSIV_KERNELS(armv8, armv8, aesfast_armv8_polyval_init),
+          .gcm = {GCM_KERNELS(armv8, armv8, aesfast_armv8_ctr32_xor)},
+          .gcmsiv = {GCMSIV_KERNELS(armv8, armv8)},
           .gcm_groups = AESFAST_GCM_GROUPS_C},
     .needs = F_AES | F_PCLMUL,
 };
