@@ -4,22 +4,28 @@
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  *
- * A message's state, kept in one place and changed at three points only:
- *   init         ends the message under way, whatever the direction (its IV is finished: a
- *                new one is needed), drops a pending TLS record and a tag made for the last
- *                message; a switch to encrypting drops a tag set for opening (one set before
- *                an init that stays in the decrypt direction stays: EVP users and evp_test set
- *                it before the init that gives the key and IV). An IV given is buffered, ends
- *                "tlsivfixed" management and clears "iv-generated"; an IV buffered and not yet
- *                used stays across an init that gives none.
+ * A message's state is kept in one place, and its IV and tag states change only through these
+ * transitions (the only functions that assign iv_state and tag_state, "the message" below):
+ *   gcm_new_iv   an IV is stored (an init that gives one, "tlsivfixed", "tlsivinv", "tlsivgen",
+ *                a random IV drawn): the message under way, if any, ends; IV_BUFFERED.
  *   gcm_begin    starts a message on the stored IV, at its first AAD or data byte, its final,
- *                "tlsivgen", "tlsivinv" or a TLS record: J0 and an empty hash state; a tag made
- *                for the last message is dropped. An IV that "tlsivfixed" manages then advances
- *                its 64-bit invocation field when encrypting, so no later message, plain or TLS
- *                record, starts on it again.
- *   gcm_end      the message is over (final, a TLS record, a new key or IV, a new ivlen): its
- *                leftover keystream is wiped and the IV is finished; a decrypt final uses up
- *                the tag set for it.
+ *                "tlsivgen", "tlsivinv" or a TLS record: J0 and an empty hash state; IV_ACTIVE;
+ *                a tag made for the last message is dropped. An IV that "tlsivfixed" manages
+ *                then advances its 64-bit invocation field when encrypting, so no later
+ *                message, plain or TLS record, starts on it again.
+ *   gcm_end      the message is over (final, a TLS record, a new key or IV, a new ivlen, a
+ *                fixed IV part whose rest could not be drawn): its leftover keystream is wiped;
+ *                IV_FINISHED. gcm_stop: gcm_end if a message is under way.
+ *   gcm_tag_set  "tag" set for opening: TAG_EXPECTED.
+ *   gcm_tag_made an encrypt final: TAG_MADE.
+ *   gcm_tag_drop TAG_NONE: a decrypt final uses up the tag set for it; a message's start or an
+ *                init drops a tag made for the last message, and an init that encrypts a tag
+ *                set for opening (one set before an init that stays in the decrypt direction
+ *                stays: EVP users and evp_test set it before the init that gives the key and IV).
+ * An init ends the message under way, whatever the direction (its IV is finished: a new one is
+ * needed), and drops a pending TLS record; an IV given is buffered, ends "tlsivfixed"
+ * management and clears "iv-generated"; an IV buffered and not yet used stays across an init
+ * that gives none.
  * The IV (gcm_iv_state):
  *   IV_UNSET     no IV yet. Encrypting draws a random one (ivlen >= 12), as the default does.
  *   IV_BUFFERED  an IV is stored; the next message starts on it.
@@ -32,10 +38,10 @@
  * The message's bytes (gcm_phase), at most one kernel call per update:
  *   MSG_AAD      the AAD is queued in msg (aesfast_kernel.h's aesfast_gcm_msg) as zero-padded
  *                blocks, hashed only where it would overflow the queue;
- *   MSG_ONE      the first data update was one call (aesfast_kernel.h's aesfast_gcm_msg_crypt): the
- *                queued AAD, the data, the lengths block and E(J0), so that msg.tag is the
- *                message's tag if no more data comes (the final then only reads it), and msg's
- *                hash state is where a message that goes on resumes;
+ *   MSG_ONE      the first data update was one call (aesfast_kernel.h's
+ *                aesfast_gcm_msg_crypt): the queued AAD, the data, the lengths block and E(J0),
+ *                so that msg.tag is the message's tag if no more data comes (the final then only
+ *                reads it), and msg's hash state is where a message that goes on resumes;
  *   MSG_STREAM   more data came: provider/stream.c's byte stream carries the message from msg's
  *                state on (partial blocks, lengths), and the final finishes its hash there.
  *   A final without data (MSG_AAD) is one call too, of no data.
@@ -121,12 +127,37 @@ static void gcm_end(gcm_ctx *c)
     c->iv_state = IV_FINISHED;
 }
 
-/* A new IV is in c->iv (or is about to be): the message under way, if any, is over. */
-static void gcm_new_iv(gcm_ctx *c)
+/* The message under way, if any, is over. */
+static void gcm_stop(gcm_ctx *c)
 {
     if (c->iv_state == IV_ACTIVE)
         gcm_end(c);
+}
+
+/* A new IV is in c->iv (or is about to be): the message under way, if any, is over. */
+static void gcm_new_iv(gcm_ctx *c)
+{
+    gcm_stop(c);
     c->iv_state = IV_BUFFERED;
+}
+
+/* The tag's transitions (see the top of this file). */
+static void gcm_tag_set(gcm_ctx *c)
+{
+    c->tag_state = TAG_EXPECTED;
+}
+
+static void gcm_tag_made(gcm_ctx *c)
+{
+    c->taglen = GCM_TAG_MAX;
+    c->tag_state = TAG_MADE; /* in msg.tag */
+}
+
+/* No tag: one made for the last message, and with expected_too one set for opening. */
+static void gcm_tag_drop(gcm_ctx *c, int expected_too)
+{
+    if (expected_too || c->tag_state == TAG_MADE)
+        c->tag_state = TAG_NONE;
 }
 
 /* The 64-bit big-endian invocation field at the end of a managed IV, plus one. */
@@ -197,8 +228,7 @@ GCM_FAST void gcm_begin(gcm_ctx *c, int advance)
     c->datalen = 0;
     c->phase = MSG_AAD;
     c->iv_state = IV_ACTIVE;
-    if (c->tag_state == TAG_MADE)
-        c->tag_state = TAG_NONE;
+    gcm_tag_drop(c, 0);
     if (advance && c->iv_managed && c->base.ivlen >= TLS_EXPLICIT_IV)
         gcm_advance_iv(c);
 }
@@ -487,8 +517,7 @@ GCM_FAST int gcm_do_final(gcm_ctx *c)
     if (c->phase != MSG_ONE)
         gcm_tag_slow(c);
     if (c->base.enc) {
-        c->taglen = GCM_TAG_MAX;
-        c->tag_state = TAG_MADE; /* in msg.tag */
+        gcm_tag_made(c);
     } else {
         if (CRYPTO_memcmp(c->msg.tag, c->tag, c->taglen) != 0) {
             AESFAST_RAISE(c->base.prov, AESFAST_R_TAG_MISMATCH, "%s: tag verification failed",
@@ -496,7 +525,7 @@ GCM_FAST int gcm_do_final(gcm_ctx *c)
             ok = 0;
         }
         gcm_forget_tag(c);
-        c->tag_state = TAG_NONE; /* used up by the message it was set for */
+        gcm_tag_drop(c, 1); /* used up by the message it was set for */
     }
     gcm_end(c);
     return ok;
@@ -564,7 +593,7 @@ static int gcm_tls_iv_fixed(gcm_ctx *c, const uint8_t *iv, size_t len)
     } else {
         memcpy(c->iv, iv, len);
         if (c->base.enc && !gcm_random(c, c->iv + len, ivlen - len)) {
-            c->iv_state = IV_FINISHED; /* a fixed part with a stale rest: not an IV to use */
+            gcm_end(c); /* a fixed part with a stale rest: not an IV to use */
             return 0;
         }
     }
@@ -655,11 +684,9 @@ AESFAST_HOOK void gcm_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv
     gcm_ctx *c = (gcm_ctx *)b;
 
     /* Any init ends the message under way (see the top of this file). */
-    if (c->iv_state == IV_ACTIVE)
-        gcm_end(c);
+    gcm_stop(c);
     c->tls_aad_len = 0;
-    if (b->enc || c->tag_state == TAG_MADE)
-        c->tag_state = TAG_NONE;
+    gcm_tag_drop(c, b->enc);
     if (new_key) {
         uint8_t h[AESFAST_BLOCK] = {0};
 
@@ -676,7 +703,7 @@ AESFAST_HOOK void gcm_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv
         else
             memcpy(c->iv, iv, ivlen);
         b->ivlen = ivlen;
-        c->iv_state = IV_BUFFERED; /* (a message under way was ended above) */
+        gcm_new_iv(c); /* (a message under way was ended above) */
         c->iv_managed = 0;
         c->iv_generated = 0;
     }
@@ -749,7 +776,7 @@ static aesfast_param_result gcm_get_iv(gcm_ctx *c, OSSL_PARAM *p)
         && c->base.ivlen >= GCM_IV_DEFAULT && c->tls_aad_len == 0) {
         if (!gcm_random(c, c->iv, c->base.ivlen))
             return AESFAST_PARAM_FAILED;
-        c->iv_state = IV_BUFFERED;
+        gcm_new_iv(c);
     }
     if (c->iv_state == IV_UNSET) {
         AESFAST_RAISE(c->base.prov, AESFAST_R_NO_IV_SET, "%s: no IV to return in \"%s\"",
@@ -834,7 +861,7 @@ GCM_FAST int gcm_set_tag(gcm_ctx *c, const OSSL_PARAM *p)
     }
     aesfast_copy_tag(c->tag, tag, sz);
     c->taglen = sz;
-    c->tag_state = TAG_EXPECTED;
+    gcm_tag_set(c);
     return 1;
 }
 
