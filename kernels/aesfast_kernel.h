@@ -192,35 +192,20 @@ typedef enum {
     CTR32_LE_FIRST, /* GCM-SIV: little-endian in bytes 0..3 */
 } ctr32_format;
 
-static inline uint32_t aesfast_bswap32_if_le(uint32_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    return __builtin_bswap32(v);
-#else
-    return v;
-#endif
-}
-
-static inline uint32_t aesfast_bswap32_if_be(uint32_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    return __builtin_bswap32(v);
-#else
-    return v;
-#endif
-}
-
-/* ctr += n in the mode's 32-bit counter, modulo 2^32 (the other 12 bytes never change). The
- * counter block is read and written whole (u32x4). */
+/* ctr += n in the mode's 32-bit counter, modulo 2^32 (the other 12 bytes never change): GCM's
+ * inc32 and GCM-SIV's, for every C caller. The counter block is read and written whole (u32x4);
+ * the word is byte-swapped where its order is not the host's. The element indices are
+ * constants: a variable one (fmt is a stream's field) sends the vector through memory. */
 static inline void aesfast_ctr32_add(uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt, uint32_t n)
 {
+    const int le = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
     u32x4 v;
 
     memcpy(&v, ctr, sizeof(v));
     if (fmt == CTR32_BE_LAST)
-        v[3] = aesfast_bswap32_if_le(aesfast_bswap32_if_le(v[3]) + n);
+        v[3] = le ? __builtin_bswap32(__builtin_bswap32(v[3]) + n) : v[3] + n;
     else
-        v[0] = aesfast_bswap32_if_be(aesfast_bswap32_if_be(v[0]) + n);
+        v[0] = le ? v[0] + n : __builtin_bswap32(__builtin_bswap32(v[0]) + n);
     memcpy(ctr, &v, sizeof(v));
 }
 

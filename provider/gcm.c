@@ -271,27 +271,21 @@ GCM_FAST void gcm_msg(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
                           len);
 }
 
-/* A second data update: the stream takes the message over from msg's hash state, with the
- * queued whole blocks, the partial block's bytes and its keystream (made again: the one-call
- * kernels keep none), and the counter of the block after it. */
+/* A second data update: the stream takes the message over from msg's hash state (the only
+ * hand-off between the two, stream.h), with the queued whole blocks, the partial block that
+ * ends the queue, and the counter of the block after the last whole one. */
 GCM_SLOW void gcm_to_stream(gcm_ctx *c)
 {
     const aesfast_kernel *k = c->base.kernel;
     aesfast_gcm_msg *m = &c->msg;
-    aead_stream *s = &c->st;
     size_t partial = c->datalen % AESFAST_BLOCK, queued = m->nqueue - (partial != 0);
     uint8_t ctr[AESFAST_BLOCK];
 
     memcpy(ctr, m->j0, AESFAST_BLOCK);
     aesfast_ctr32_add(ctr, CTR32_BE_LAST, (uint32_t)(1 + c->datalen / AESFAST_BLOCK));
-    aesfast_aead_resume(s, &k->gcm, &c->hkey, m->acc, m->queue, queued, m->aadlen, c->datalen,
-                        ctr, CTR32_BE_LAST, AEAD_QUEUE_MAX); /* hash_init made every power */
-    if (partial != 0) {
-        memcpy(s->part, m->queue + AESFAST_BLOCK * queued, partial);
-        k->encrypt_block(&c->base.key, s->ctr, s->ks.ks);
-        s->ks.num = (unsigned int)partial;
-        aesfast_ctr32_add(s->ctr, CTR32_BE_LAST, 1);
-    }
+    aesfast_aead_resume(&c->st, k, &k->gcm, &c->base.key, &c->hkey, m->acc, m->queue, queued,
+                        m->queue + AESFAST_BLOCK * queued, partial, m->aadlen, c->datalen, ctr,
+                        CTR32_BE_LAST, AEAD_QUEUE_MAX); /* hash_init made every power */
     c->phase = MSG_STREAM;
 }
 

@@ -105,8 +105,8 @@ static void siv_forget_key(siv_ctx *c)
 
 /* Before AAD or data of len bytes that will be hashed: the powers of H their hash calls read.
  * Building the table is most of a small message's per-nonce cost, so it waits until the stream
- * hashes something, and then builds only what that needs: calls of fewer than AEAD_PENDING
- * blocks hash through the stream's queue, at most AEAD_PENDING blocks at a time, and
+ * hashes something, and then builds only what that needs: calls of fewer than AEAD_STITCH_MIN
+ * blocks hash through the stream's queue, at most AEAD_QUEUE_FEW blocks at a time, and
  * hash_init_few's table serves them; a longer call gets the whole table, once per nonce. The
  * table is wiped in C before hash_init_few writes over an earlier nonce's whole table, whatever
  * the tier's layout. */
@@ -114,7 +114,7 @@ static void siv_powers(siv_ctx *c, size_t len)
 {
     const aesfast_aead_kernel *f = &c->base.kernel->gcmsiv;
 
-    if (len >= AEAD_PENDING * AESFAST_BLOCK) {
+    if (len >= AEAD_STITCH_MIN * AESFAST_BLOCK) {
         if (c->powers != SIV_POWERS_ALL)
             f->hash_init(&c->hkey, c->auth);
         c->powers = SIV_POWERS_ALL;
