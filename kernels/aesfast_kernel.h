@@ -449,11 +449,17 @@ static inline aesfast_aead_crypt_fn *aesfast_gcm_stitched(const aesfast_aead_ker
 void aesfast_gcmsiv_derive(const aesfast_kernel *k, const aesfast_key *key,
                            const uint8_t nonce[12], aesfast_key *enc_key, uint8_t auth[16]);
 
+/* The composer of GCM's message in one call (kernels/gcm_msg.c): gcm_seal_msg's or
+ * gcm_open_msg's contract on tier k, passed last, so that a call has the same six arguments in
+ * the same registers as a tier's own function. */
+typedef void aesfast_gcm_composed_fn(const aesfast_key *key, const aesfast_hash_key *hkey,
+                                     aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out,
+                                     size_t len, const aesfast_kernel *k);
+aesfast_gcm_composed_fn aesfast_gcm_seal_composed;
+aesfast_gcm_composed_fn aesfast_gcm_open_composed;
+
 /* GCM's message in one call on tier k (seal: gcm_seal_msg's contract, else gcm_open_msg's): the
- * tier's own function, or the composer (kernels/gcm_msg.c) where it has none. */
-void aesfast_gcm_msg_composed(const aesfast_kernel *k, int seal, const aesfast_key *key,
-                              const aesfast_hash_key *hkey, aesfast_gcm_msg *msg,
-                              const uint8_t *in, uint8_t *out, size_t len);
+ * tier's own function, or the composer where it has none. */
 static inline void aesfast_gcm_msg_crypt(const aesfast_kernel *k, int seal,
                                          const aesfast_key *key, const aesfast_hash_key *hkey,
                                          aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out,
@@ -464,7 +470,8 @@ static inline void aesfast_gcm_msg_crypt(const aesfast_kernel *k, int seal,
     if (fn != NULL)
         fn(key, hkey, msg, in, out, len);
     else
-        aesfast_gcm_msg_composed(k, seal, key, hkey, msg, in, out, len);
+        (seal ? aesfast_gcm_seal_composed : aesfast_gcm_open_composed)(key, hkey, msg, in, out,
+                                                                       len, k);
 }
 
 #endif /* __ASSEMBLER__ */

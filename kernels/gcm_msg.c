@@ -25,9 +25,11 @@ static void wipe(void *p, size_t n)
  * (the input, before an in-place output overwrites it, when opening); the partial block and
  * E(J0) single blocks; the queue and the lengths block (in the queue's spare block) one hash
  * call from a copy of acc. */
-static void gcm_end_c(const aesfast_kernel *k, int seal, const aesfast_key *key,
-                      const aesfast_hash_key *hkey, aesfast_gcm_msg *msg, const uint8_t *in,
-                      uint8_t *out, size_t len, size_t done)
+static __attribute__((noinline)) void gcm_end_c(const aesfast_kernel *k, int seal,
+                                                 const aesfast_key *key,
+                                                 const aesfast_hash_key *hkey,
+                                                 aesfast_gcm_msg *msg, const uint8_t *in,
+                                                 uint8_t *out, size_t len, size_t done)
 {
     size_t whole = len / AESFAST_BLOCK, partial = len % AESFAST_BLOCK;
     uint8_t ctr[AESFAST_BLOCK], acc[AESFAST_BLOCK], ks[AESFAST_BLOCK];
@@ -70,10 +72,10 @@ static void gcm_end_c(const aesfast_kernel *k, int seal, const aesfast_key *key,
     wipe(acc, sizeof(acc));
 }
 
-/* The end of a message: the tier's, or gcm_end_c. */
-static void gcm_end(const aesfast_kernel *k, int seal, const aesfast_key *key,
-                    const aesfast_hash_key *hkey, aesfast_gcm_msg *msg, const uint8_t *in,
-                    uint8_t *out, size_t len, size_t done)
+/* The end of a message: the tier's, or gcm_end_c (out of line: the C tiers' path). */
+static inline __attribute__((always_inline)) void
+gcm_end(const aesfast_kernel *k, int seal, const aesfast_key *key, const aesfast_hash_key *hkey,
+        aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out, size_t len, size_t done)
 {
     aesfast_gcm_last_fn *last = seal ? k->gcm_seal_last : k->gcm_open_last;
 
@@ -83,9 +85,10 @@ static void gcm_end(const aesfast_kernel *k, int seal, const aesfast_key *key,
         gcm_end_c(k, seal, key, hkey, msg, in, out, len, done);
 }
 
-void aesfast_gcm_msg_composed(const aesfast_kernel *k, int seal, const aesfast_key *key,
-                              const aesfast_hash_key *hkey, aesfast_gcm_msg *msg,
-                              const uint8_t *in, uint8_t *out, size_t len)
+static inline __attribute__((always_inline)) void
+gcm_composed(const aesfast_kernel *k, int seal, const aesfast_key *key,
+             const aesfast_hash_key *hkey, aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out,
+             size_t len)
 {
     const aesfast_gcm_groups *g = &k->gcm_groups;
     size_t whole = len / AESFAST_BLOCK, blocks = (len + AESFAST_BLOCK - 1) / AESFAST_BLOCK;
@@ -113,6 +116,20 @@ void aesfast_gcm_msg_composed(const aesfast_kernel *k, int seal, const aesfast_k
         out += AESFAST_BLOCK * done;
     }
     gcm_end(k, seal, key, hkey, msg, in, out, len - AESFAST_BLOCK * done, done);
+}
+
+void aesfast_gcm_seal_composed(const aesfast_key *key, const aesfast_hash_key *hkey,
+                               aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out, size_t len,
+                               const aesfast_kernel *k)
+{
+    gcm_composed(k, 1, key, hkey, msg, in, out, len);
+}
+
+void aesfast_gcm_open_composed(const aesfast_key *key, const aesfast_hash_key *hkey,
+                               aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out, size_t len,
+                               const aesfast_kernel *k)
+{
+    gcm_composed(k, 0, key, hkey, msg, in, out, len);
 }
 
 void aesfast_gcmsiv_derive(const aesfast_kernel *k, const aesfast_key *key,

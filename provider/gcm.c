@@ -677,8 +677,6 @@ AESFAST_HOOK void gcm_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv
 {
     gcm_ctx *c = (gcm_ctx *)b;
 
-    /* Any init ends the message under way (see the top of this file). */
-    gcm_stop(c);
     c->tls_aad_len = 0;
     gcm_tag_drop(c, b->enc);
     if (new_key) {
@@ -691,16 +689,19 @@ AESFAST_HOOK void gcm_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv
         aesfast_aead_wipe(&c->st); /* no hash state of the old key survives it */
         OPENSSL_cleanse(&c->msg, sizeof(c->msg));
     }
-    if (iv != NULL) {
-        if (ivlen == GCM_IV_DEFAULT) /* the per-record path */
-            gcm_store_iv12(c->iv, iv);
-        else
-            memcpy(c->iv, iv, ivlen);
-        b->ivlen = ivlen;
-        gcm_new_iv(c); /* (a message under way was ended above) */
-        c->iv_managed = 0;
-        c->iv_generated = 0;
+    /* Any init ends the message under way (see the top of this file): gcm_new_iv or gcm_stop. */
+    if (iv == NULL) {
+        gcm_stop(c);
+        return;
     }
+    if (ivlen == GCM_IV_DEFAULT) /* the per-record path */
+        gcm_store_iv12(c->iv, iv);
+    else
+        memcpy(c->iv, iv, ivlen);
+    b->ivlen = ivlen;
+    gcm_new_iv(c);
+    c->iv_managed = 0;
+    c->iv_generated = 0;
 }
 
 /* update and EVP_Cipher: AAD when out is NULL, else data; a pending TLS record comes first. */
