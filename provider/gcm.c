@@ -372,24 +372,18 @@ GCM_SLOW void gcm_data_more(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t 
     aesfast_aead_crypt(&c->st, k, &k->gcm, &c->base.key, &c->hkey, in, out, len, c->base.enc);
 }
 
-/* A few whole blocks on the stream (bulk updates of 16 to 112 bytes), inline: 0 for any other
- * update. */
-GCM_FAST int gcm_data_few(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
+/* Data: the first update in one call, later ones on the stream, a few whole blocks (bulk
+ * updates of 16 to 112 bytes) inline. */
+GCM_FAST void gcm_data(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
 {
     const aesfast_kernel *k = c->base.kernel;
 
-    return c->phase == MSG_STREAM
-           && aesfast_aead_crypt_few(&c->st, k, &k->gcm, &c->base.key, &c->hkey, in, out, len,
-                                     c->base.enc);
-}
-
-/* Data: the first update in one call, later ones on the stream. */
-GCM_FAST void gcm_data(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
-{
     if (c->phase == MSG_AAD) {
         gcm_msg(c, in, out, len);
         c->phase = MSG_ONE;
-    } else if (!gcm_data_few(c, out, in, len)) {
+    } else if (c->phase != MSG_STREAM
+               || !aesfast_aead_crypt_few(&c->st, k, &k->gcm, &c->base.key, &c->hkey, in, out,
+                                          len, c->base.enc)) {
         gcm_data_more(c, out, in, len);
     }
     c->datalen += len;
@@ -414,38 +408,30 @@ static int gcm_have_key(const gcm_ctx *c)
     return 0;
 }
 
-/* gcm_ready's other cases: a message to start on a random IV, or the errors. */
-GCM_SLOW int gcm_start(gcm_ctx *c)
+/* gcm_ready's other cases, the errors or a random IV: 1 with an IV to start on, or 0 with the
+ * error raised. */
+GCM_SLOW int gcm_no_iv(gcm_ctx *c)
 {
     if (!gcm_have_key(c))
         return 0;
-    switch (c->iv_state) {
-    case IV_FINISHED:
+    if (c->iv_state == IV_FINISHED) {
         AESFAST_RAISE(c->base.prov, AESFAST_R_IV_ALREADY_USED,
                       "%s: the message under this IV is finished: set a new IV", c->base.name);
         return 0;
-    case IV_UNSET: /* a random IV, as the default provider draws when encrypting */
-        if (!c->base.enc) {
-            AESFAST_RAISE(c->base.prov, AESFAST_R_NO_IV_SET, "%s: set an IV before decrypting",
-                          c->base.name);
-            return 0;
-        }
-        if (c->base.ivlen < GCM_IV_DEFAULT) {
-            AESFAST_RAISE(c->base.prov, AESFAST_R_INVALID_IV_LENGTH,
-                          "%s: a random IV needs at least 12 bytes, ivlen is %zu", c->base.name,
-                          c->base.ivlen);
-            return 0;
-        }
-        if (!gcm_random(c, c->iv, c->base.ivlen))
-            return 0;
-        /* fall through */
-    case IV_BUFFERED:
-        gcm_begin(c, c->base.enc);
-        /* fall through */
-    case IV_ACTIVE:
-        break;
     }
-    return 1;
+    /* IV_UNSET: a random IV, as the default provider draws when encrypting */
+    if (!c->base.enc) {
+        AESFAST_RAISE(c->base.prov, AESFAST_R_NO_IV_SET, "%s: set an IV before decrypting",
+                      c->base.name);
+        return 0;
+    }
+    if (c->base.ivlen < GCM_IV_DEFAULT) {
+        AESFAST_RAISE(c->base.prov, AESFAST_R_INVALID_IV_LENGTH,
+                      "%s: a random IV needs at least 12 bytes, ivlen is %zu", c->base.name,
+                      c->base.ivlen);
+        return 0;
+    }
+    return gcm_random(c, c->iv, c->base.ivlen);
 }
 
 /* Key and IV in place, the message started: 1, or 0 with an error raised. (A message under way
@@ -454,41 +440,25 @@ GCM_FAST int gcm_ready(gcm_ctx *c)
 {
     if (c->iv_state == IV_ACTIVE)
         return 1;
-    if (c->iv_state == IV_BUFFERED && c->base.key_set) {
-        gcm_begin(c, c->base.enc);
-        return 1;
-    }
-    return gcm_start(c);
+    if ((c->iv_state != IV_BUFFERED || !c->base.key_set) && !gcm_no_iv(c))
+        return 0;
+    gcm_begin(c, c->base.enc);
+    return 1;
 }
 
-/* The errors of gcm_bytes. */
-GCM_SLOW int gcm_refuse_bytes(const gcm_ctx *c, int aad)
+/* The errors of gcm_process, each decided where it is checked. */
+typedef enum { REFUSE_AAD_AFTER_DATA, REFUSE_AAD_LENGTH, REFUSE_DATA_LENGTH } gcm_refusal;
+
+GCM_SLOW int gcm_refuse_bytes(const gcm_ctx *c, gcm_refusal why)
 {
-    if (aad && c->phase != MSG_AAD)
+    if (why == REFUSE_AAD_AFTER_DATA)
         AESFAST_RAISE(c->base.prov, AESFAST_R_AAD_AFTER_DATA, "%s: AAD after %llu bytes of data",
                       c->base.name, (unsigned long long)c->datalen);
-    else if (aad)
-        AESFAST_RAISE(c->base.prov, AESFAST_R_MESSAGE_TOO_LONG,
-                      "%s: more than 2^61 - 1 bytes of AAD", c->base.name);
     else
-        AESFAST_RAISE(c->base.prov, AESFAST_R_MESSAGE_TOO_LONG,
-                      "%s: more than 2^36 - 32 bytes of data under one IV", c->base.name);
+        AESFAST_RAISE(c->base.prov, AESFAST_R_MESSAGE_TOO_LONG, "%s: more than %s",
+                      c->base.name, why == REFUSE_AAD_LENGTH ? "2^61 - 1 bytes of AAD"
+                      : "2^36 - 32 bytes of data under one IV");
     return 0;
-}
-
-/* AAD (out == NULL) or data; the message must be ready. */
-GCM_FAST int gcm_bytes(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
-{
-    if (out == NULL) {
-        if (c->phase != MSG_AAD || len > GCM_MAX_AAD - c->msg.aadlen)
-            return gcm_refuse_bytes(c, 1);
-        gcm_aad(c, in, len);
-        return 1;
-    }
-    if (len > GCM_MAX_DATA - c->datalen)
-        return gcm_refuse_bytes(c, 0);
-    gcm_data(c, out, in, len);
-    return 1;
 }
 
 /* The valid tag of what was received, which an opening leaves nowhere. */
@@ -704,14 +674,26 @@ AESFAST_HOOK void gcm_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv
     c->iv_generated = 0;
 }
 
-/* update and EVP_Cipher: AAD when out is NULL, else data; a pending TLS record comes first. */
+/* update and EVP_Cipher: AAD when out is NULL, else data, in the message gcm_ready starts; a
+ * pending TLS record comes first. */
 GCM_FAST int gcm_process(gcm_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
-                       size_t inl)
+                         size_t inl)
 {
     if (c->tls_aad_len != 0)
         return gcm_tls_record(c, out, in, inl, outl);
-    if (!gcm_ready(c) || !gcm_bytes(c, out, in, inl))
+    if (!gcm_ready(c))
         return 0;
+    if (out == NULL) {
+        if (c->phase != MSG_AAD)
+            return gcm_refuse_bytes(c, REFUSE_AAD_AFTER_DATA);
+        if (inl > GCM_MAX_AAD - c->msg.aadlen)
+            return gcm_refuse_bytes(c, REFUSE_AAD_LENGTH);
+        gcm_aad(c, in, inl);
+    } else {
+        if (inl > GCM_MAX_DATA - c->datalen)
+            return gcm_refuse_bytes(c, REFUSE_DATA_LENGTH);
+        gcm_data(c, out, in, inl);
+    }
     *outl = inl;
     return 1;
 }
