@@ -229,18 +229,20 @@ static const tier tier_vaes_avx512 = {
           .gcmsiv_open_short = aesfast_vaes_avx512_gcmsiv_open_short, .gcmsiv_short_blocks = 32},
     .needs = F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_AVX512 | F_VAES | F_VPCLMUL | F_BMI2,
 };
-/* The end of a message: 7 data blocks in 8 (aesni) or 16 (vaes-avx2: its table's) powers; both
- * tiers' stitched loops run groups of 8 blocks (vaes-avx2 16, and 8 in its tail), then 4. */
+/* The end of a GCM message by gcm_aesni.S's last-block functions, for the composer: 7 data
+ * blocks in `powers` (the tier's table: 8 on aesni, 16 on vaes-avx2); both tiers' stitched loops
+ * run groups of 8 blocks (vaes-avx2 16, and 8 in its tail), then 4. */
+#define GCM_LAST(prefix, powers)                                                               \
+    .gcm_seal_last = aesfast_##prefix##_gcm_seal_last,                                         \
+    .gcm_open_last = aesfast_##prefix##_gcm_open_last,                                         \
+    .gcm_groups = {.lanes = 7, .blocks = powers, .group = 8}
 static const tier tier_vaes_avx2 = {
     .k = {.name = "vaes-avx2", .set_key = aesfast_aesni_set_key,
           .encrypt_block = aesfast_aesni_encrypt_block, .ctr32_xor = aesfast_vaes_avx2_ctr32_xor,
           .gcm = {GCM_KERNELS_PUB(vaes_avx2)},
           .gcmsiv = {GCMSIV_KERNELS(vaes_avx2, vaes_avx2),
                      .hash_init_few = aesfast_vaes_avx2_polyval_init_few},
-          .gcmsiv_derive = aesfast_aesni_gcmsiv_derive,
-          .gcm_seal_last = aesfast_vaes_avx2_gcm_seal_last,
-          .gcm_open_last = aesfast_vaes_avx2_gcm_open_last,
-          .gcm_groups = {.lanes = 7, .blocks = 16, .group = 8},
+          .gcmsiv_derive = aesfast_aesni_gcmsiv_derive, GCM_LAST(vaes_avx2, 16),
           .gcmsiv_seal_short = aesfast_aesni_gcmsiv_seal_short,
           .gcmsiv_open_short = aesfast_aesni_gcmsiv_open_short, .gcmsiv_short_blocks = 18},
     .needs = F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_VAES | F_VPCLMUL | F_BMI2,
@@ -250,10 +252,7 @@ static const tier tier_aesni = {
           .encrypt_block = aesfast_aesni_encrypt_block, .ctr32_xor = aesfast_aesni_ctr32_xor,
           .gcm = {GCM_KERNELS(aesni, aesni, aesfast_aesni_ctr32_xor)},
           .gcmsiv = {GCMSIV_KERNELS(aesni, aesni)},
-          .gcmsiv_derive = aesfast_aesni_gcmsiv_derive,
-          .gcm_seal_last = aesfast_aesni_gcm_seal_last,
-          .gcm_open_last = aesfast_aesni_gcm_open_last,
-          .gcm_groups = {.lanes = 7, .blocks = 8, .group = 8},
+          .gcmsiv_derive = aesfast_aesni_gcmsiv_derive, GCM_LAST(aesni, 8),
           .gcmsiv_seal_short = aesfast_aesni_gcmsiv_seal_short,
           .gcmsiv_open_short = aesfast_aesni_gcmsiv_open_short, .gcmsiv_short_blocks = 32},
     .needs = F_AES | F_PCLMUL | F_SSSE3 | F_SSE41,
