@@ -21,15 +21,15 @@
  * figure): on a shared machine noise only ever slows a batch down. The buffers are 64-byte
  * aligned and stay in L1/L2 up to 1 MiB (in, out: 2 MiB in total).
  *
- * Functions (--fn): ctr (ctr32_xor), gcm-seal (gcm.ctr_then_hash_pub), gcm-open
- * (gcm.hash_then_ctr_pub): the stitched kernels for a public counter, as the provider calls them
+ * Functions (--fn): ctr (ctr32_xor), gcm-seal (aesfast_gcm_stitched, public), gcm-open
+ * (the same, open): the stitched kernels for a public counter, as the provider calls them
  * for a 12-byte IV; gcm-seal-secret and gcm-open-secret (gcm.ctr_then_hash, hash_then_ctr), for a
  * secret counter (other IV lengths);
  * ghash (gcm.hash), siv-seal (gcmsiv.hash then gcmsiv.ctr, as the provider seals), siv-open
- * (gcmsiv.ctr_then_hash), polyval (gcmsiv.hash); msg-seal and msg-open (gcm_seal_msg and
- * gcm_open_msg, on the tiers that have them: a whole message, its 13 bytes of AAD queued as
+ * (gcmsiv.ctr_then_hash), polyval (gcmsiv.hash); msg-seal and msg-open (aesfast_gcm_msg_crypt:
+ * the tier's gcm_seal_msg and gcm_open_msg, or the composer; a whole message, its 13 bytes of AAD queued as
  * one block as the provider queues a TLS record's, J0 from a 12-byte IV, the tag made: what
- * one message costs in the kernel); GCM-SIV's per-nonce work: siv-derive (gcmsiv_derive),
+ * one message costs in the kernel); GCM-SIV's per-nonce work: siv-derive (aesfast_gcmsiv_derive),
  * polyval-init and polyval-init-few (the powers, whole and few), and siv-msg-seal and
  * siv-msg-open, a whole message of SIZE bytes and 13 bytes of AAD from the kernels as the
  * provider calls them, and siv-short-seal and siv-short-open, the same message in one call of
@@ -181,19 +181,8 @@ static void siv_msg(job *j, int seal)
     uint8_t s[16], ctr[16];
     size_t nb = j->bytes / 16, npend = 1; /* the AAD block */
 
-    if (k->gcmsiv_derive != NULL) {
-        k->gcmsiv_derive(&j->key, j->nonce, &j->enc_key, j->auth);
-    } else { /* as provider/gcmsiv.c's siv_derive: the counter kernel, then set_key */
-        static const uint8_t zero[6 * 16];
-        uint8_t blk[16] = {0}, ks[6 * 16], enc[32];
-        size_t n = 2 + j->key.rounds / 2 - 3, kl = 8 * (n - 2);
-        memcpy(blk + 4, j->nonce, 12);
-        f->ctr(&j->key, blk, zero, ks, n);
-        for (size_t i = 0; i < n; i++)
-            memcpy(i < 2 ? j->auth + 8 * i : enc + 8 * (i - 2), ks + 16 * i, 8);
-        k->set_key(&j->enc_key, enc, kl);
-    }
-    (nb >= AESFAST_HASH_FEW ? f->hash_init : f->hash_init_few)(&j->hkey, j->auth);
+    aesfast_gcmsiv_derive(k, &j->key, j->nonce, &j->enc_key, j->auth);
+    (nb >= AESFAST_HASH_FEW ? f->hash_init : aesfast_hash_init_few(f))(&j->hkey, j->auth);
     memset(j->acc, 0, 16);
     memcpy(ctr, j->tag, 16);
     ctr[15] |= 0x80;
@@ -235,10 +224,10 @@ static void run_job(void *arg)
         k->ctr32_xor(&j->key, j->ctr, j->in, j->out, j->nblocks);
         break;
     case FN_GCM_SEAL: /* a public counter, as the provider's 12-byte IVs */
-        k->gcm.ctr_then_hash_pub(&j->key, &j->hkey, j->acc, j->ctr, j->in, j->out, j->nblocks);
+        aesfast_gcm_stitched(&k->gcm, 1, 1)(&j->key, &j->hkey, j->acc, j->ctr, j->in, j->out, j->nblocks);
         break;
     case FN_GCM_OPEN:
-        k->gcm.hash_then_ctr_pub(&j->key, &j->hkey, j->acc, j->ctr, j->in, j->out, j->nblocks);
+        aesfast_gcm_stitched(&k->gcm, 0, 1)(&j->key, &j->hkey, j->acc, j->ctr, j->in, j->out, j->nblocks);
         break;
     case FN_GCM_SEAL_SECRET: /* a secret one (J0 = GHASH(IV)): the forms that never branch on it */
         k->gcm.ctr_then_hash(&j->key, &j->hkey, j->acc, j->ctr, j->in, j->out, j->nblocks);
@@ -264,17 +253,17 @@ static void run_job(void *arg)
         memcpy(j->msg.queue, j->msg0.queue, 16);
         memcpy(j->msg.acc, j->msg0.acc, 16);
         j->msg.nqueue = 1;
-        (j->fn == FN_MSG_SEAL ? k->gcm_seal_msg : k->gcm_open_msg)(&j->key, &j->hkey, &j->msg,
-                                                                   j->in, j->out, j->bytes);
+        aesfast_gcm_msg_crypt(k, j->fn == FN_MSG_SEAL, &j->key, &j->hkey, &j->msg, j->in, j->out,
+                              j->bytes);
         break;
     case FN_SIV_DERIVE:
-        k->gcmsiv_derive(&j->key, j->nonce, &j->enc_key, j->auth);
+        aesfast_gcmsiv_derive(k, &j->key, j->nonce, &j->enc_key, j->auth);
         break;
     case FN_POLYVAL_INIT:
         k->gcmsiv.hash_init(&j->hkey, j->auth);
         break;
     case FN_POLYVAL_INIT_FEW:
-        k->gcmsiv.hash_init_few(&j->hkey, j->auth);
+        aesfast_hash_init_few(&k->gcmsiv)(&j->hkey, j->auth);
         break;
     case FN_SIV_MSG_SEAL:
     case FN_SIV_MSG_OPEN:
@@ -334,12 +323,8 @@ static void bench_tier(const aesfast_kernel *k, uint8_t *in, uint8_t *out)
             fill(j->nonce, sizeof(j->nonce), 6);
             fill(j->tag, sizeof(j->tag), 7);
             fill(j->blocks, 16, 8);
-            if ((f == FN_SIV_DERIVE && k->gcmsiv_derive == NULL)
-                || ((f == FN_SIV_SHORT_SEAL || f == FN_SIV_SHORT_OPEN)
-                    && k->gcmsiv_seal_short == NULL))
+            if ((f == FN_SIV_SHORT_SEAL || f == FN_SIV_SHORT_OPEN) && k->gcmsiv_seal_short == NULL)
                 continue;
-            if ((f == FN_MSG_SEAL || f == FN_MSG_OPEN) && k->gcm_seal_msg == NULL)
-                break;
             if (f == FN_SIV_SEAL || f == FN_SIV_OPEN || f == FN_POLYVAL)
                 k->gcmsiv.hash_init(&j->hkey, h);
             else

@@ -20,8 +20,9 @@
  *   hash_init      H (the hash key, as 16 bytes) -> the tier's table of H's powers, in an
  *                  aesfast_hash_key whose layout only that tier knows.
  *   hash_init_few  the same, but only what hash calls of at most AESFAST_HASH_FEW blocks read
- *                  (GCM-SIV derives H per nonce, and a small message needs few powers). A tier
- *                  whose table has no more than AESFAST_HASH_FEW powers uses hash_init here.
+ *                  (GCM-SIV derives H per nonce, and a small message needs few powers).
+ *                  Optional (aesfast_hash_init_few): a tier whose table has no more than
+ *                  AESFAST_HASH_FEW powers, and GCM (H per key), have NULL.
  *   hash           acc = the universal hash of acc and nblocks whole blocks (AAD, lengths).
  *   ctr            the mode's counter: ctr32_xor for GCM.
  *   ctr_then_hash  out = in XOR keystream, then acc = hash(acc, out): GCM's seal (and, with
@@ -31,9 +32,9 @@
  *                  the same two for a counter the caller knows is public (GCM's J0 = IV || 1
  *                  from a 12-byte IV, and the counters after it): they may branch on the
  *                  counter (vaes-avx2 adds to the big-endian blocks while no group of them
- *                  carries out of the last byte). A tier without such a form repeats the two
- *                  above here; never NULL where those are not. A secret counter (J0 = GHASH(IV))
- *                  must take ctr_then_hash / hash_then_ctr.
+ *                  carries out of the last byte). Optional (aesfast_gcm_stitched): NULL
+ *                  where the tier has no such form. A secret counter (J0 = GHASH(IV)) must take
+ *                  ctr_then_hash / hash_then_ctr.
  *
  * The two stitched functions take (key, hkey, acc, ctr, in, out, nblocks): seven arguments, the
  * seventh on the stack on x86-64 (SysV) and in x6 on arm64. The counter is used as in ctr32_xor
@@ -56,15 +57,15 @@
  *                    counter block (the tag) exists, so it is hash, then ctr, in two passes.
  * and aesfast_kernel.gcmsiv_derive: a nonce's two keys (RFC 8452, section 4) from the
  * key-generating key in one call, the encryption key expanded (of the same size as key) and the
- * authentication key as 16 bytes. Optional: NULL means the provider makes them with ctr and
- * set_key.
+ * authentication key as 16 bytes. Optional: NULL means aesfast_gcmsiv_derive makes them with
+ * ctr and set_key.
  *
  * GCM's message in one call, aesfast_kernel.gcm_seal_msg and gcm_open_msg (optional: NULL means
- * the provider composes them from the functions above). A message's AAD is queued as whole
- * zero-padded blocks in an aesfast_gcm_msg; its first data update is then one call, which
- * encrypts (seal) or decrypts (open) len bytes of any length, hashes the queue and the data's
- * blocks (the ciphertext, the last one zero-padded), and makes the message's tag as if the data
- * ended there, E(J0) as one more counter block:
+ * aesfast_gcm_msg_crypt composes them from the functions above, kernels/gcm_msg.c). A message's
+ * AAD is queued as whole zero-padded blocks in an aesfast_gcm_msg; its first data update is then
+ * one call, which encrypts (seal) or decrypts (open) len bytes of any length, hashes the queue
+ * and the data's blocks (the ciphertext, the last one zero-padded), and makes the message's tag
+ * as if the data ended there, E(J0) as one more counter block:
  *     tag = E(J0) ^ GHASH(acc, queue[0 .. nqueue), D_0 .. D_(m-1), L)
  * with D the m = ceil(len / 16) hashed blocks and L = [8 aadlen]_64 || [8 len]_64, the lengths
  * block; the data's counters are J0 + 1, J0 + 2, ... (inc32). On return acc and queue hold the
@@ -99,6 +100,15 @@
  *     OpenSSL and the Linux kernel: registers are not memory the caller can wipe, and clearing
  *     them on every small call costs more than it protects. What is in memory (aesfast_key, the
  *     provider's buffers) is wiped by the provider.
+ *
+ * Optional entries, one convention: an entry a tier does not have is NULL (designated
+ * initialisers in provider/dispatch.c leave it out), and callers never test it themselves but
+ * call the helper below that falls back: aesfast_hash_init_few (to hash_init),
+ * aesfast_gcm_stitched (the _pub forms, to the plain ones), aesfast_gcm_msg_crypt (gcm_seal_msg
+ * and gcm_open_msg, to the composer in kernels/gcm_msg.c, which takes gcm_seal_last and
+ * gcm_open_last or its own C end), aesfast_gcmsiv_derive (to ctr and set_key). gcmsiv_seal_short
+ * and gcmsiv_open_short fall back to the whole of provider/gcmsiv.c's message path, their only
+ * caller. GCM-SIV's hash_then_ctr is not optional but unused (NULL, see above).
  *
  * The layout of aesfast_key is part of the ABI: the assembly reads it through the AESFAST_KEY_*
  * offsets below, which provider/dispatch.c checks with _Static_assert. The struct is only
@@ -152,6 +162,53 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+/* Blocks the kernels load next are written with one 16-byte store, so that the load is
+ * forwarded from the store buffer (after narrower stores it would wait for them to retire, which
+ * serializes back-to-back small updates behind each other's AES latency). */
+typedef uint32_t u32x4 __attribute__((vector_size(16)));
+typedef uint64_t u64x2 __attribute__((vector_size(16)));
+
+/* Big-endian <-> host order of a 64-bit word (an involution either way). */
+static inline uint64_t aesfast_be64(uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return __builtin_bswap64(v);
+#else
+    return v;
+#endif
+}
+
+/* Little-endian <-> host order of a 64-bit word. */
+static inline uint64_t aesfast_le64(uint64_t v)
+{
+    return __builtin_bswap64(aesfast_be64(v));
+}
+
+/* How a mode's 32-bit block counter sits in the counter block. */
+typedef enum {
+    CTR32_BE_LAST,  /* GCM's inc32: big-endian in bytes 12..15 */
+    CTR32_LE_FIRST, /* GCM-SIV: little-endian in bytes 0..3 */
+} ctr32_format;
+
+/* ctr += n in the mode's 32-bit counter, modulo 2^32 (the other 12 bytes never change): GCM's
+ * inc32 and GCM-SIV's, for every C caller. The counter block is read and written whole (u32x4);
+ * the word is byte-swapped where its order is not the host's. The element indices are
+ * constants: a variable one (fmt is a stream's field) sends the vector through memory. */
+static inline void aesfast_ctr32_add(uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt, uint32_t n)
+{
+    const int le = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+    u32x4 v;
+
+    memcpy(&v, ctr, sizeof(v));
+    if (fmt == CTR32_BE_LAST)
+        v[3] = le ? __builtin_bswap32(__builtin_bswap32(v[3]) + n) : v[3] + n;
+    else
+        v[0] = le ? v[0] + n : __builtin_bswap32(__builtin_bswap32(v[0]) + n);
+    memcpy(ctr, &v, sizeof(v));
+}
+
 
 typedef struct aesfast_key {
     /* Encryption round keys in FIPS-197 byte order: round key r is rk[16*r .. 16*r+15]. Every
@@ -210,10 +267,10 @@ typedef void aesfast_aead_crypt_fn(const aesfast_key *key, const aesfast_hash_ke
                                    uint8_t *out, size_t nblocks);
 typedef void aesfast_gcm_msg_fn(const aesfast_key *key, const aesfast_hash_key *hkey,
                                 aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out, size_t len);
-/* A tier's end of a message, for kernels/gcm_msg.c (not in the tier table): gcm_seal_msg's or
+/* A tier's end of a message, for the composer (aesfast_gcm_msg_crypt): gcm_seal_msg's or
  * gcm_open_msg's work on the last len bytes of a message whose first `done` blocks are hashed
  * into msg->acc already (the lengths block counts them; the data's counters start at
- * J0 + 1 + done), for as few blocks as the tier's one reduction takes. */
+ * J0 + 1 + done), for as few blocks as the tier's one reduction takes (aesfast_gcm_groups). */
 typedef void aesfast_gcm_last_fn(const aesfast_key *key, const aesfast_hash_key *hkey,
                                  aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out,
                                  size_t len, size_t done);
@@ -223,14 +280,29 @@ typedef void aesfast_gcmsiv_short_fn(const aesfast_key *key, aesfast_gcmsiv_msg 
 /* One AEAD mode family's kernels (see the top of this file). */
 typedef struct aesfast_aead_kernel {
     aesfast_hash_init_fn *hash_init;
-    aesfast_hash_init_fn *hash_init_few;
+    aesfast_hash_init_fn *hash_init_few; /* or NULL: hash_init (aesfast_hash_init_few) */
     aesfast_hash_fn *hash;
     aesfast_ctr32_xor_fn *ctr;
     aesfast_aead_crypt_fn *ctr_then_hash;
     aesfast_aead_crypt_fn *hash_then_ctr;
-    aesfast_aead_crypt_fn *ctr_then_hash_pub; /* for a public counter (see above) */
+    aesfast_aead_crypt_fn *ctr_then_hash_pub; /* for a public counter (see above), or NULL */
     aesfast_aead_crypt_fn *hash_then_ctr_pub;
 } aesfast_aead_kernel;
+
+/* The block counts the composer of GCM's one-call message (aesfast_gcm_msg_crypt) relies on. */
+typedef struct aesfast_gcm_groups {
+    uint8_t lanes;  /* the most data blocks the end of a message (gcm_*_last) takes */
+    uint8_t blocks; /* the most blocks it hashes in all, queued, data and lengths (its powers) */
+    uint8_t group;  /* the stitched kernels' group: a longer message leaves the end what is past
+                     * its whole groups, or half a group more where that and a partial block
+                     * are more than lanes */
+} aesfast_gcm_groups;
+
+/* The composer's own end of a message in C, for a tier without gcm_*_last: the data's whole
+ * blocks from one counter call into the queue, so whatever fits in the queue beside the lengths
+ * block; the stitched kernels take the whole blocks of a longer message. */
+#define AESFAST_GCM_GROUPS_C                                                                   \
+    {.lanes = AESFAST_GCM_QUEUE - 1, .blocks = AESFAST_GCM_QUEUE, .group = 1}
 
 /* One tier's kernels, chosen once per provider instance (provider/dispatch.c). */
 typedef struct aesfast_kernel {
@@ -240,9 +312,13 @@ typedef struct aesfast_kernel {
     aesfast_ctr32_xor_fn *ctr32_xor;
     aesfast_aead_kernel gcm;    /* GHASH and GCM's inc32 counter */
     aesfast_aead_kernel gcmsiv; /* POLYVAL and GCM-SIV's little-endian counter */
-    aesfast_gcmsiv_derive_fn *gcmsiv_derive; /* or NULL: the provider composes it (ctr, set_key) */
-    aesfast_gcm_msg_fn *gcm_seal_msg;        /* or NULL: the provider composes them (gcm) */
+    aesfast_gcmsiv_derive_fn *gcmsiv_derive; /* or NULL: aesfast_gcmsiv_derive (ctr, set_key) */
+    aesfast_gcm_msg_fn *gcm_seal_msg;        /* or NULL: aesfast_gcm_msg_crypt composes them */
     aesfast_gcm_msg_fn *gcm_open_msg;
+    aesfast_gcm_last_fn *gcm_seal_last;      /* or NULL: the composer's C end (both, or neither) */
+    aesfast_gcm_last_fn *gcm_open_last;
+    aesfast_gcm_groups gcm_groups;           /* what the composer relies on (unused where
+                                              * gcm_seal_msg is the tier's) */
     aesfast_gcmsiv_short_fn *gcmsiv_seal_short; /* or NULL (both are, or neither) */
     aesfast_gcmsiv_short_fn *gcmsiv_open_short;
     unsigned int gcmsiv_short_blocks; /* the most blocks (AAD, data, lengths) they take */
@@ -279,10 +355,7 @@ aesfast_hash_init_fn aesfast_aesni_polyval_init;
 aesfast_hash_fn aesfast_aesni_polyval;
 aesfast_aead_crypt_fn aesfast_aesni_gcmsiv_ctr_then_hash;
 aesfast_gcmsiv_derive_fn aesfast_aesni_gcmsiv_derive; /* in aesni.S; the VAES tiers' too */
-/* GCM's message in one call: kernels/gcm_msg.c over the last-block functions of gcm_aesni.S
- * (groups of 8 blocks: the table's powers). */
-aesfast_gcm_msg_fn aesfast_aesni_gcm_seal_msg;
-aesfast_gcm_msg_fn aesfast_aesni_gcm_open_msg;
+/* The end of GCM's message in one call (gcm_aesni.S), for aesfast_gcm_msg_crypt: 8 powers. */
 aesfast_gcm_last_fn aesfast_aesni_gcm_seal_last;
 aesfast_gcm_last_fn aesfast_aesni_gcm_open_last;
 /* GCM-SIV's short messages in one call (gcm_aesni.S); the vaes-avx2 tier's too. */
@@ -298,10 +371,8 @@ aesfast_aead_crypt_fn aesfast_vaes_avx2_gcm_ctr_then_hash;
 aesfast_aead_crypt_fn aesfast_vaes_avx2_gcm_hash_then_ctr;
 aesfast_aead_crypt_fn aesfast_vaes_avx2_gcm_ctr_then_hash_pub; /* a public counter (see above) */
 aesfast_aead_crypt_fn aesfast_vaes_avx2_gcm_hash_then_ctr_pub;
-/* GCM's message in one call (kernels/gcm_msg.c), its last blocks by gcm_aesni.S's legacy-SSE
- * functions on this tier's table (groups of 8 blocks). */
-aesfast_gcm_msg_fn aesfast_vaes_avx2_gcm_seal_msg;
-aesfast_gcm_msg_fn aesfast_vaes_avx2_gcm_open_msg;
+/* The end of GCM's message in one call, for aesfast_gcm_msg_crypt: gcm_aesni.S's legacy-SSE
+ * functions on this tier's table (16 powers). */
 aesfast_gcm_last_fn aesfast_vaes_avx2_gcm_seal_last;
 aesfast_gcm_last_fn aesfast_vaes_avx2_gcm_open_last;
 aesfast_hash_init_fn aesfast_vaes_avx512_ghash_init;
@@ -347,6 +418,61 @@ aesfast_aead_crypt_fn aesfast_armv8_gcmsiv_ctr_then_hash;
 aesfast_hash_fn aesfast_armv8_sha3_polyval;
 aesfast_aead_crypt_fn aesfast_armv8_sha3_gcmsiv_ctr_then_hash;
 #endif
+
+/* GCM's lengths block: the AAD's and the data's lengths in bits, big-endian. */
+static inline void aesfast_gcm_lengths(uint8_t lens[AESFAST_BLOCK], uint64_t aadlen,
+                                       uint64_t datalen)
+{
+    u64x2 bits = {aesfast_be64(aadlen * 8), aesfast_be64(datalen * 8)};
+
+    memcpy(lens, &bits, sizeof(bits));
+}
+
+/* The tier's hash_init_few, or hash_init where it has none. */
+static inline aesfast_hash_init_fn *aesfast_hash_init_few(const aesfast_aead_kernel *f)
+{
+    return f->hash_init_few != NULL ? f->hash_init_few : f->hash_init;
+}
+
+/* GCM's stitched kernel: ctr_then_hash (seal) or hash_then_ctr, in the tier's form for a public
+ * counter where pub and it has one. */
+static inline aesfast_aead_crypt_fn *aesfast_gcm_stitched(const aesfast_aead_kernel *f, int seal,
+                                                          int pub)
+{
+    aesfast_aead_crypt_fn *fn = !pub ? NULL : seal ? f->ctr_then_hash_pub : f->hash_then_ctr_pub;
+
+    return fn != NULL ? fn : seal ? f->ctr_then_hash : f->hash_then_ctr;
+}
+
+/* GCM-SIV's per-nonce keys (gcmsiv_derive's contract) on tier k: its own function, or its
+ * counter kernel and set_key (kernels/gcm_msg.c). */
+void aesfast_gcmsiv_derive(const aesfast_kernel *k, const aesfast_key *key,
+                           const uint8_t nonce[12], aesfast_key *enc_key, uint8_t auth[16]);
+
+/* The composer of GCM's message in one call (kernels/gcm_msg.c): gcm_seal_msg's or
+ * gcm_open_msg's contract on tier k, passed last, so that a call has the same six arguments in
+ * the same registers as a tier's own function. */
+typedef void aesfast_gcm_composed_fn(const aesfast_key *key, const aesfast_hash_key *hkey,
+                                     aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out,
+                                     size_t len, const aesfast_kernel *k);
+aesfast_gcm_composed_fn aesfast_gcm_seal_composed;
+aesfast_gcm_composed_fn aesfast_gcm_open_composed;
+
+/* GCM's message in one call on tier k (seal: gcm_seal_msg's contract, else gcm_open_msg's): the
+ * tier's own function, or the composer where it has none. */
+static inline void aesfast_gcm_msg_crypt(const aesfast_kernel *k, int seal,
+                                         const aesfast_key *key, const aesfast_hash_key *hkey,
+                                         aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out,
+                                         size_t len)
+{
+    aesfast_gcm_msg_fn *fn = seal ? k->gcm_seal_msg : k->gcm_open_msg;
+
+    if (fn != NULL)
+        fn(key, hkey, msg, in, out, len);
+    else
+        (seal ? aesfast_gcm_seal_composed : aesfast_gcm_open_composed)(key, hkey, msg, in, out,
+                                                                       len, k);
+}
 
 #endif /* __ASSEMBLER__ */
 #endif /* AESFAST_KERNEL_H */

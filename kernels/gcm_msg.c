@@ -1,10 +1,11 @@
 /*
- * GCM's message in one call (aesfast_kernel.h: gcm_seal_msg, gcm_open_msg) for the tiers whose
- * assembly makes the end of a message in one pass but whose table has too few powers for a
- * whole message of some hundred bytes: the message's last blocks, the lengths block and E(J0)
- * are the tier's "last" function (one reduction, at most `group` blocks); a message longer than
- * that first hashes its queue and runs its other whole blocks through the tier's stitched
- * kernel.
+ * GCM's message in one call (aesfast_kernel.h: gcm_seal_msg, gcm_open_msg) composed from a
+ * tier's other kernels, for every tier without an assembly one (generic, armv8, aesni,
+ * vaes-avx2). A message short enough for the end of a message (gcm_groups) is that end alone;
+ * a longer one first hashes its queue and runs its other whole blocks through the tier's
+ * stitched kernel. The end is the tier's assembly (gcm_seal_last, gcm_open_last: the last
+ * blocks, the lengths block and E(J0) with one reduction) or, where it has none, gcm_end_c.
+ * And GCM-SIV's per-nonce keys where the tier has no kernel for them (aesfast_gcmsiv_derive).
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  */
@@ -12,94 +13,156 @@
 
 #include "aesfast_kernel.h"
 
-#if defined(__x86_64__) && defined(AESFAST_ASM)
-
-/* A tier's part: how many data blocks (lanes) and how many blocks in all (powers: queue,
- * data and lengths block) its last function takes, its GHASH, stitched kernels (for a secret
- * counter, and for a public one: aesfast_kernel.h's _pub) and last functions. */
-typedef struct {
-    size_t lanes, powers;
-    aesfast_hash_fn *hash;
-    aesfast_aead_crypt_fn *crypt[2][2]; /* [public][open, seal] */
-    aesfast_gcm_last_fn *last[2];
-} gcm_msg_tier;
-
-static void gcm_msg(const gcm_msg_tier *t, int enc, const aesfast_key *key,
-                    const aesfast_hash_key *hkey, aesfast_gcm_msg *msg, const uint8_t *in,
-                    uint8_t *out, size_t len)
+/* Zeroes a secret on the stack: an empty asm that may read it keeps the store from being
+ * dropped as dead. */
+static void wipe(void *p, size_t n)
 {
-    size_t whole = len / AESFAST_BLOCK, partial = len % AESFAST_BLOCK != 0, tail, done;
-    uint8_t ctr[AESFAST_BLOCK];
-    uint32_t lo;
+    memset(p, 0, n);
+    __asm__ __volatile__("" : : "r"(p) : "memory");
+}
 
-    if (whole + partial <= t->lanes && msg->nqueue + whole + partial + 1 <= t->powers) {
-        t->last[enc](key, hkey, msg, in, out, len, 0);
+/* aesfast_gcm_last_fn's contract in C: the data's whole blocks from one counter call, queued
+ * (the input, before an in-place output overwrites it, when opening); the partial block and
+ * E(J0) single blocks; the queue and the lengths block (in the queue's spare block) one hash
+ * call from a copy of acc. */
+static __attribute__((noinline)) void gcm_end_c(const aesfast_kernel *k, int seal,
+                                                 const aesfast_key *key,
+                                                 const aesfast_hash_key *hkey,
+                                                 aesfast_gcm_msg *msg, const uint8_t *in,
+                                                 uint8_t *out, size_t len, size_t done)
+{
+    size_t whole = len / AESFAST_BLOCK, partial = len % AESFAST_BLOCK;
+    uint8_t ctr[AESFAST_BLOCK], acc[AESFAST_BLOCK], ks[AESFAST_BLOCK];
+
+    memcpy(ctr, msg->j0, AESFAST_BLOCK);
+    aesfast_ctr32_add(ctr, CTR32_BE_LAST, (uint32_t)(1 + done));
+    if (whole != 0) { /* (in and out are NULL for a final without data) */
+        uint8_t *q = msg->queue + AESFAST_BLOCK * msg->nqueue;
+
+        if (!seal)
+            memcpy(q, in, whole * AESFAST_BLOCK);
+        k->gcm.ctr(key, ctr, in, out, whole);
+        if (seal)
+            memcpy(q, out, whole * AESFAST_BLOCK);
+        msg->nqueue += whole;
+        aesfast_ctr32_add(ctr, CTR32_BE_LAST, (uint32_t)whole);
+        in += whole * AESFAST_BLOCK;
+        out += whole * AESFAST_BLOCK;
+    }
+    if (partial != 0) { /* the last block, zero-padded, stays queued */
+        uint8_t *blk = msg->queue + AESFAST_BLOCK * msg->nqueue++;
+
+        k->encrypt_block(key, ctr, ks);
+        memset(blk, 0, AESFAST_BLOCK);
+        for (size_t i = 0; i < partial; i++) {
+            uint8_t x = in[i];
+
+            out[i] = x ^ ks[i];
+            blk[i] = seal ? out[i] : x;
+        }
+    }
+    memcpy(acc, msg->acc, AESFAST_BLOCK);
+    aesfast_gcm_lengths(msg->queue + AESFAST_BLOCK * msg->nqueue, msg->aadlen,
+                        AESFAST_BLOCK * done + len);
+    k->gcm.hash(hkey, acc, msg->queue, msg->nqueue + 1);
+    k->encrypt_block(key, msg->j0, ks);
+    for (int i = 0; i < AESFAST_BLOCK; i++)
+        msg->tag[i] = acc[i] ^ ks[i];
+    wipe(ks, sizeof(ks));
+    wipe(acc, sizeof(acc));
+}
+
+/* The end of a message: the tier's, or gcm_end_c (out of line: the C tiers' path). */
+static inline __attribute__((always_inline)) void
+gcm_end(const aesfast_kernel *k, int seal, const aesfast_key *key, const aesfast_hash_key *hkey,
+        aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out, size_t len, size_t done)
+{
+    aesfast_gcm_last_fn *last = seal ? k->gcm_seal_last : k->gcm_open_last;
+
+    if (last != NULL)
+        last(key, hkey, msg, in, out, len, done);
+    else
+        gcm_end_c(k, seal, key, hkey, msg, in, out, len, done);
+}
+
+static inline __attribute__((always_inline)) void
+gcm_composed(const aesfast_kernel *k, int seal, const aesfast_key *key,
+             const aesfast_hash_key *hkey, aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out,
+             size_t len)
+{
+    const aesfast_gcm_groups *g = &k->gcm_groups;
+    size_t whole = len / AESFAST_BLOCK, blocks = (len + AESFAST_BLOCK - 1) / AESFAST_BLOCK;
+    size_t tail, done;
+    uint8_t ctr[AESFAST_BLOCK];
+
+    if (blocks <= g->lanes && msg->nqueue + blocks + 1 <= g->blocks) {
+        gcm_end(k, seal, key, hkey, msg, in, out, len, 0);
         return;
     }
     if (msg->nqueue != 0) {
-        t->hash(hkey, msg->acc, msg->queue, msg->nqueue);
+        k->gcm.hash(hkey, msg->acc, msg->queue, msg->nqueue);
         msg->nqueue = 0;
     }
-    /* The stitched kernels take groups of 8 blocks (16 on vaes-avx2, which does 8 in its
-     * tail): what is left past the last group of 8, or 4 fewer where that and a partial block
-     * are more than the last function takes. */
-    tail = whole % 8;
-    if (tail + partial > t->lanes)
-        tail -= 4;
+    tail = whole % g->group;
+    if (tail + (blocks - whole) > g->lanes)
+        tail -= g->group / 2;
     done = whole - tail;
-    if (done != 0) { /* from J0 + 1 (inc32) */
+    if (done != 0) { /* from J0 + 1 */
         memcpy(ctr, msg->j0, AESFAST_BLOCK);
-        lo = ((uint32_t)ctr[12] << 24 | (uint32_t)ctr[13] << 16 | (uint32_t)ctr[14] << 8
-              | ctr[15]) + 1;
-        ctr[12] = (uint8_t)(lo >> 24), ctr[13] = (uint8_t)(lo >> 16);
-        ctr[14] = (uint8_t)(lo >> 8), ctr[15] = (uint8_t)lo;
-        t->crypt[(msg->flags & AESFAST_MSG_CTR_PUBLIC) != 0][enc](key, hkey, msg->acc, ctr, in,
-                                                                   out, done);
-        in += AESFAST_BLOCK * done; /* (in and out are NULL for a final without data) */
+        aesfast_ctr32_add(ctr, CTR32_BE_LAST, 1);
+        aesfast_gcm_stitched(&k->gcm, seal, (msg->flags & AESFAST_MSG_CTR_PUBLIC) != 0)(
+            key, hkey, msg->acc, ctr, in, out, done);
+        in += AESFAST_BLOCK * done;
         out += AESFAST_BLOCK * done;
     }
-    t->last[enc](key, hkey, msg, in, out, len - AESFAST_BLOCK * done, done);
+    gcm_end(k, seal, key, hkey, msg, in, out, len - AESFAST_BLOCK * done, done);
 }
 
-static const gcm_msg_tier aesni = {
-    7, 8, aesfast_aesni_ghash,
-    {{aesfast_aesni_gcm_hash_then_ctr, aesfast_aesni_gcm_ctr_then_hash},
-     {aesfast_aesni_gcm_hash_then_ctr, aesfast_aesni_gcm_ctr_then_hash}}, /* one form */
-    {aesfast_aesni_gcm_open_last, aesfast_aesni_gcm_seal_last},
-};
-
-static const gcm_msg_tier vaes_avx2 = {
-    7, 16, aesfast_vaes_avx2_ghash,
-    {{aesfast_vaes_avx2_gcm_hash_then_ctr, aesfast_vaes_avx2_gcm_ctr_then_hash},
-     {aesfast_vaes_avx2_gcm_hash_then_ctr_pub, aesfast_vaes_avx2_gcm_ctr_then_hash_pub}},
-    {aesfast_vaes_avx2_gcm_open_last, aesfast_vaes_avx2_gcm_seal_last},
-};
-
-void aesfast_aesni_gcm_seal_msg(const aesfast_key *key, const aesfast_hash_key *hkey,
-                                aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out, size_t len)
+void aesfast_gcm_seal_composed(const aesfast_key *key, const aesfast_hash_key *hkey,
+                               aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out, size_t len,
+                               const aesfast_kernel *k)
 {
-    gcm_msg(&aesni, 1, key, hkey, msg, in, out, len);
+    gcm_composed(k, 1, key, hkey, msg, in, out, len);
 }
 
-void aesfast_aesni_gcm_open_msg(const aesfast_key *key, const aesfast_hash_key *hkey,
-                                aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out, size_t len)
+void aesfast_gcm_open_composed(const aesfast_key *key, const aesfast_hash_key *hkey,
+                               aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out, size_t len,
+                               const aesfast_kernel *k)
 {
-    gcm_msg(&aesni, 0, key, hkey, msg, in, out, len);
+    gcm_composed(k, 0, key, hkey, msg, in, out, len);
 }
 
-void aesfast_vaes_avx2_gcm_seal_msg(const aesfast_key *key, const aesfast_hash_key *hkey,
-                                    aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out,
-                                    size_t len)
+void aesfast_gcmsiv_derive(const aesfast_kernel *k, const aesfast_key *key,
+                           const uint8_t nonce[12], aesfast_key *enc_key, uint8_t auth[16])
 {
-    gcm_msg(&vaes_avx2, 1, key, hkey, msg, in, out, len);
+    static const uint8_t zero[6 * AESFAST_BLOCK];
+    uint8_t ctr[AESFAST_BLOCK] = {0};
+    struct {
+        uint8_t ks[6 * AESFAST_BLOCK], enc[40]; /* enc: AES-192's 24 bytes + 16 */
+    } t; /* the derived secrets, wiped together */
+    size_t keylen = 4 * ((size_t)key->rounds - 6), nblocks = 2 + keylen / 8;
+
+    if (k->gcmsiv_derive != NULL) {
+        k->gcmsiv_derive(key, nonce, enc_key, auth);
+        return;
+    }
+    /* AES_K(LE32(j) || nonce), j = 0 .. nblocks - 1, are GCM-SIV's counter blocks from
+     * (0 || nonce): one call of the counter kernel; the first 8 bytes of each are kept, two
+     * halves of the authentication key, then the encryption key, which set_key expands. */
+    memcpy(ctr + 4, nonce, 12);
+    k->gcmsiv.ctr(key, ctr, zero, t.ks, nblocks);
+    /* Two halves at a time, each key block written whole: the kernels' 16-byte loads of it are
+     * then forwarded from one store, where two 8-byte stores would make them wait. */
+    for (size_t j = 0; j < nblocks; j += 2) {
+        u64x2 v;
+        uint64_t lo, hi = 0;
+
+        memcpy(&lo, t.ks + AESFAST_BLOCK * j, 8);
+        if (j + 1 < nblocks)
+            memcpy(&hi, t.ks + AESFAST_BLOCK * (j + 1), 8);
+        v = (u64x2){lo, hi};
+        memcpy(j == 0 ? auth : t.enc + 8 * (j - 2), &v, 16);
+    }
+    k->set_key(enc_key, t.enc, keylen);
+    wipe(&t, sizeof(t));
 }
-
-void aesfast_vaes_avx2_gcm_open_msg(const aesfast_key *key, const aesfast_hash_key *hkey,
-                                    aesfast_gcm_msg *msg, const uint8_t *in, uint8_t *out,
-                                    size_t len)
-{
-    gcm_msg(&vaes_avx2, 0, key, hkey, msg, in, out, len);
-}
-
-#endif
-

@@ -97,19 +97,20 @@ void *aesfast_cipher_dupctx(void *vctx)
 
 /* ---- the error paths of init, update and parameters -------------------------------------- */
 
-int aesfast_cipher_refuse_lengths(const aesfast_cipher_ctx *c, const aesfast_mode *m,
-                                  const unsigned char *key, size_t keylen, size_t ivlen)
+/* key: the key's length len is wrong, else the IV's. */
+int aesfast_cipher_refuse_lengths(const aesfast_cipher_ctx *c, const aesfast_mode *m, int key,
+                                  size_t len)
 {
-    if (key != NULL && keylen != c->keylen)
+    if (key)
         AESFAST_RAISE(c->prov, AESFAST_R_INVALID_KEY_LENGTH, "%s takes a %zu-byte key, not %zu",
-                      c->name, c->keylen, keylen);
+                      c->name, c->keylen, len);
     else if (m->ivlen_min == m->ivlen_max)
         AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH,
-                      "%s takes a %zu-byte IV, not %zu bytes", c->name, m->ivlen_min, ivlen);
+                      "%s takes a %zu-byte IV, not %zu bytes", c->name, m->ivlen_min, len);
     else
         AESFAST_RAISE(c->prov, AESFAST_R_INVALID_IV_LENGTH,
                       "%s takes a %zu..%zu-byte IV, not %zu bytes", c->name, m->ivlen_min,
-                      m->ivlen_max, ivlen);
+                      m->ivlen_max, len);
     return 0;
 }
 
@@ -120,21 +121,19 @@ void aesfast_cipher_set_key(aesfast_cipher_ctx *c, const unsigned char *key)
     aesfast_debug("%s: key setup on kernel %s", c->name, c->kernel->name);
 }
 
-int aesfast_cipher_refuse_buffers(const aesfast_cipher_ctx *c, const uint8_t *out,
+int aesfast_cipher_refuse_buffers(const aesfast_cipher_ctx *c, int reason, const uint8_t *out,
                                   size_t outsize, const uint8_t *in, size_t inl)
 {
-    if (in == NULL && inl > 0)
-        AESFAST_RAISE(c->prov, AESFAST_R_NULL_BUFFER,
+    if (reason == AESFAST_R_NULL_BUFFER)
+        AESFAST_RAISE(c->prov, reason,
                       "%s: %zu bytes of input from a NULL buffer (the final is a separate call)",
                       c->name, inl);
-    else if (outsize < inl || out == NULL)
-        AESFAST_RAISE(c->prov, AESFAST_R_OUTPUT_BUFFER_TOO_SMALL,
-                      "%s: %zu bytes in, room for %zu out", c->name, inl,
+    else if (reason == AESFAST_R_OUTPUT_BUFFER_TOO_SMALL)
+        AESFAST_RAISE(c->prov, reason, "%s: %zu bytes in, room for %zu out", c->name, inl,
                       out == NULL ? 0 : outsize);
     else
-        AESFAST_RAISE(c->prov, AESFAST_R_PARTIALLY_OVERLAPPING,
-                      "%s: the output of %zu bytes starts %s the input", c->name, inl,
-                      (uintptr_t)out < (uintptr_t)in ? "before" : "inside");
+        AESFAST_RAISE(c->prov, reason, "%s: the output of %zu bytes starts %s the input",
+                      c->name, inl, (uintptr_t)out < (uintptr_t)in ? "before" : "inside");
     return 0;
 }
 

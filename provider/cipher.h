@@ -172,9 +172,9 @@ const OSSL_PARAM *aesfast_cipher_gettable_params(void *provctx);
 
 /* Out of line, for the shared functions: the errors of init, update and parameters, and the
  * key schedule (with the debug log's "key setup on kernel" line). */
-int aesfast_cipher_refuse_lengths(const aesfast_cipher_ctx *c, const aesfast_mode *m,
-                                  const unsigned char *key, size_t keylen, size_t ivlen);
-int aesfast_cipher_refuse_buffers(const aesfast_cipher_ctx *c, const uint8_t *out,
+int aesfast_cipher_refuse_lengths(const aesfast_cipher_ctx *c, const aesfast_mode *m, int key,
+                                  size_t len);
+int aesfast_cipher_refuse_buffers(const aesfast_cipher_ctx *c, int reason, const uint8_t *out,
                                   size_t outsize, const uint8_t *in, size_t inl);
 int aesfast_cipher_param_go_on(const aesfast_cipher_ctx *c, const OSSL_PARAM *p,
                                aesfast_param_result r, int get);
@@ -207,9 +207,10 @@ static inline int aesfast_cipher_init_(aesfast_cipher_ctx *c, const aesfast_mode
                                        const OSSL_PARAM params[], int enc,
                                        aesfast_init_hook *init, aesfast_set_hook *set)
 {
-    if ((key != NULL && keylen != c->keylen)
-        || (iv != NULL && (ivlen < m->ivlen_min || ivlen > m->ivlen_max)))
-        return aesfast_cipher_refuse_lengths(c, m, key, keylen, ivlen);
+    if (key != NULL && keylen != c->keylen)
+        return aesfast_cipher_refuse_lengths(c, m, 1, keylen);
+    if (iv != NULL && (ivlen < m->ivlen_min || ivlen > m->ivlen_max))
+        return aesfast_cipher_refuse_lengths(c, m, 0, ivlen);
     c->enc = enc;
     if (key != NULL)
         aesfast_cipher_set_key(c, key);
@@ -220,17 +221,21 @@ static inline int aesfast_cipher_init_(aesfast_cipher_ctx *c, const aesfast_mode
 
 /* The buffers of an update or EVP_Cipher call: no input from a NULL buffer, room for the
  * output, an output buffer unless it is AAD, and no partial overlap (in place is fine: any
- * other overlap would read output already written). 1, or 0 with the error raised. */
+ * other overlap would read output already written). 1, or 0 with the error raised (each check
+ * names its reason here; aesfast_cipher_refuse_buffers only words it). */
 static inline int aesfast_cipher_buffers_ok(const aesfast_cipher_ctx *c, int aead,
                                             const uint8_t *out, size_t outsize,
                                             const uint8_t *in, size_t inl)
 {
     uintptr_t o = (uintptr_t)out, i = (uintptr_t)in;
+    int reason = in == NULL && inl != 0 ? AESFAST_R_NULL_BUFFER
+                 : outsize < inl || (out == NULL && !aead && inl != 0)
+                     ? AESFAST_R_OUTPUT_BUFFER_TOO_SMALL
+                 : out != NULL && o != i && o < i + inl && i < o + inl
+                     ? AESFAST_R_PARTIALLY_OVERLAPPING
+                     : 0;
 
-    if ((in != NULL || inl == 0) && outsize >= inl
-        && (out != NULL ? o == i || o >= i + inl || i >= o + inl : aead || inl == 0))
-        return 1;
-    return aesfast_cipher_refuse_buffers(c, out, outsize, in, inl);
+    return reason == 0 || aesfast_cipher_refuse_buffers(c, reason, out, outsize, in, inl);
 }
 
 /* "keylen" and "ivlen" answered here, every other parameter by the mode's get hook. */

@@ -188,75 +188,93 @@ typedef struct {
 
 /* The GCM and GCM-SIV tables of a tier whose functions are named aesfast_<prefix>_ghash_init
  * and so on; hash_prefix names the hash-loop variant (armv8-sha3 shares armv8's tables and
- * counters, and has its own EOR3 loops). GCM's hash key is per key, not per nonce, so its
- * hash_init_few is the whole hash_init; GCM-SIV's names the tier's short one (or the whole one).
- * The stitched functions for a public counter are the same ones, but where GCM_KERNELS_PUB names
- * the tier's _pub forms (GCM-SIV's counter is the tag: never public). */
-#define GCM_KERNELS_WITH(prefix, hash_prefix, ctr, pub)                                        \
-    {aesfast_##prefix##_ghash_init, aesfast_##prefix##_ghash_init,                            \
-     aesfast_##hash_prefix##_ghash, ctr,                                                       \
-     aesfast_##hash_prefix##_gcm_ctr_then_hash, aesfast_##hash_prefix##_gcm_hash_then_ctr,     \
-     aesfast_##hash_prefix##_gcm_ctr_then_hash##pub, aesfast_##hash_prefix##_gcm_hash_then_ctr##pub}
-#define GCM_KERNELS(prefix, hash_prefix, ctr) GCM_KERNELS_WITH(prefix, hash_prefix, ctr, )
-#define GCM_KERNELS_PUB(prefix, hash_prefix, ctr) GCM_KERNELS_WITH(prefix, hash_prefix, ctr, _pub)
-#define GCMSIV_KERNELS(prefix, hash_prefix, init_few)                                          \
-    {aesfast_##prefix##_polyval_init, init_few, aesfast_##hash_prefix##_polyval,              \
-     aesfast_##prefix##_ctr32le_xor, aesfast_##hash_prefix##_gcmsiv_ctr_then_hash, NULL,       \
-     aesfast_##hash_prefix##_gcmsiv_ctr_then_hash, NULL}
+ * counters, and has its own EOR3 loops). Optional entries are left out (NULL: see
+ * aesfast_kernel.h): GCM's hash_init_few (its hash key is per key, not per nonce), GCM-SIV's
+ * where the tier has one table, and the forms for a public counter but where GCM_KERNELS_PUB
+ * names the tier's _pub ones (GCM-SIV's counter is the tag: never public). */
+#define GCM_KERNELS(prefix, hash_prefix, ctr_fn)                                               \
+    .hash_init = aesfast_##prefix##_ghash_init, .hash = aesfast_##hash_prefix##_ghash,         \
+    .ctr = ctr_fn, .ctr_then_hash = aesfast_##hash_prefix##_gcm_ctr_then_hash,                  \
+    .hash_then_ctr = aesfast_##hash_prefix##_gcm_hash_then_ctr
+#define GCM_KERNELS_PUB(prefix)                                                                \
+    GCM_KERNELS(prefix, prefix, aesfast_##prefix##_ctr32_xor),                                  \
+    .ctr_then_hash_pub = aesfast_##prefix##_gcm_ctr_then_hash_pub,                             \
+    .hash_then_ctr_pub = aesfast_##prefix##_gcm_hash_then_ctr_pub
+#define GCMSIV_KERNELS(prefix, hash_prefix)                                                    \
+    .hash_init = aesfast_##prefix##_polyval_init, .hash = aesfast_##hash_prefix##_polyval,     \
+    .ctr = aesfast_##prefix##_ctr32le_xor,                                                     \
+    .ctr_then_hash = aesfast_##hash_prefix##_gcmsiv_ctr_then_hash
 
 static const tier tier_generic = {
-    {"generic", aesfast_generic_set_key, aesfast_generic_encrypt_block, aesfast_generic_ctr32_xor,
-     GCM_KERNELS(generic, generic, aesfast_generic_ctr32_xor),
-     GCMSIV_KERNELS(generic, generic, aesfast_generic_polyval_init), NULL, NULL, NULL, NULL, NULL,
-     0},
-    0,
+    .k = {.name = "generic", .set_key = aesfast_generic_set_key,
+          .encrypt_block = aesfast_generic_encrypt_block, .ctr32_xor = aesfast_generic_ctr32_xor,
+          .gcm = {GCM_KERNELS(generic, generic, aesfast_generic_ctr32_xor)},
+          .gcmsiv = {GCMSIV_KERNELS(generic, generic)},
+          .gcm_groups = AESFAST_GCM_GROUPS_C},
+    .needs = 0,
 };
 
 #if defined(__x86_64__) && defined(AESFAST_ASM)
 static const tier tier_vaes_avx512 = {
-    {"vaes-avx512", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
-     aesfast_vaes_avx512_ctr32_xor,
-     GCM_KERNELS(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_ctr32_xor),
-     GCMSIV_KERNELS(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_polyval_init_few),
-     aesfast_aesni_gcmsiv_derive, aesfast_vaes_avx512_gcm_seal_msg,
-     aesfast_vaes_avx512_gcm_open_msg, aesfast_vaes_avx512_gcmsiv_seal_short,
-     aesfast_vaes_avx512_gcmsiv_open_short, 32},
-    F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_AVX512 | F_VAES | F_VPCLMUL | F_BMI2,
+    .k = {.name = "vaes-avx512", .set_key = aesfast_aesni_set_key,
+          .encrypt_block = aesfast_aesni_encrypt_block,
+          .ctr32_xor = aesfast_vaes_avx512_ctr32_xor,
+          .gcm = {GCM_KERNELS(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_ctr32_xor)},
+          .gcmsiv = {GCMSIV_KERNELS(vaes_avx512, vaes_avx512),
+                     .hash_init_few = aesfast_vaes_avx512_polyval_init_few},
+          .gcmsiv_derive = aesfast_aesni_gcmsiv_derive,
+          .gcm_seal_msg = aesfast_vaes_avx512_gcm_seal_msg,
+          .gcm_open_msg = aesfast_vaes_avx512_gcm_open_msg,
+          .gcmsiv_seal_short = aesfast_vaes_avx512_gcmsiv_seal_short,
+          .gcmsiv_open_short = aesfast_vaes_avx512_gcmsiv_open_short, .gcmsiv_short_blocks = 32},
+    .needs = F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_AVX512 | F_VAES | F_VPCLMUL | F_BMI2,
 };
+/* The end of a GCM message by gcm_aesni.S's last-block functions, for the composer: 7 data
+ * blocks in `powers` (the tier's table: 8 on aesni, 16 on vaes-avx2); both tiers' stitched loops
+ * run groups of 8 blocks (vaes-avx2 16, and 8 in its tail), then 4. */
+#define GCM_LAST(prefix, powers)                                                               \
+    .gcm_seal_last = aesfast_##prefix##_gcm_seal_last,                                         \
+    .gcm_open_last = aesfast_##prefix##_gcm_open_last,                                         \
+    .gcm_groups = {.lanes = 7, .blocks = powers, .group = 8}
 static const tier tier_vaes_avx2 = {
-    {"vaes-avx2", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
-     aesfast_vaes_avx2_ctr32_xor,
-     GCM_KERNELS_PUB(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_ctr32_xor),
-     GCMSIV_KERNELS(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_polyval_init_few),
-     aesfast_aesni_gcmsiv_derive, aesfast_vaes_avx2_gcm_seal_msg,
-     aesfast_vaes_avx2_gcm_open_msg, aesfast_aesni_gcmsiv_seal_short,
-     aesfast_aesni_gcmsiv_open_short, 18},
-    F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_VAES | F_VPCLMUL | F_BMI2,
+    .k = {.name = "vaes-avx2", .set_key = aesfast_aesni_set_key,
+          .encrypt_block = aesfast_aesni_encrypt_block, .ctr32_xor = aesfast_vaes_avx2_ctr32_xor,
+          .gcm = {GCM_KERNELS_PUB(vaes_avx2)},
+          .gcmsiv = {GCMSIV_KERNELS(vaes_avx2, vaes_avx2),
+                     .hash_init_few = aesfast_vaes_avx2_polyval_init_few},
+          .gcmsiv_derive = aesfast_aesni_gcmsiv_derive, GCM_LAST(vaes_avx2, 16),
+          .gcmsiv_seal_short = aesfast_aesni_gcmsiv_seal_short,
+          .gcmsiv_open_short = aesfast_aesni_gcmsiv_open_short, .gcmsiv_short_blocks = 18},
+    .needs = F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_VAES | F_VPCLMUL | F_BMI2,
 };
 static const tier tier_aesni = {
-    {"aesni", aesfast_aesni_set_key, aesfast_aesni_encrypt_block, aesfast_aesni_ctr32_xor,
-     GCM_KERNELS(aesni, aesni, aesfast_aesni_ctr32_xor),
-     GCMSIV_KERNELS(aesni, aesni, aesfast_aesni_polyval_init), aesfast_aesni_gcmsiv_derive,
-     aesfast_aesni_gcm_seal_msg, aesfast_aesni_gcm_open_msg, aesfast_aesni_gcmsiv_seal_short,
-     aesfast_aesni_gcmsiv_open_short, 32},
-    F_AES | F_PCLMUL | F_SSSE3 | F_SSE41,
+    .k = {.name = "aesni", .set_key = aesfast_aesni_set_key,
+          .encrypt_block = aesfast_aesni_encrypt_block, .ctr32_xor = aesfast_aesni_ctr32_xor,
+          .gcm = {GCM_KERNELS(aesni, aesni, aesfast_aesni_ctr32_xor)},
+          .gcmsiv = {GCMSIV_KERNELS(aesni, aesni)},
+          .gcmsiv_derive = aesfast_aesni_gcmsiv_derive, GCM_LAST(aesni, 8),
+          .gcmsiv_seal_short = aesfast_aesni_gcmsiv_seal_short,
+          .gcmsiv_open_short = aesfast_aesni_gcmsiv_open_short, .gcmsiv_short_blocks = 32},
+    .needs = F_AES | F_PCLMUL | F_SSSE3 | F_SSE41,
 };
 #endif
 
 #if defined(__aarch64__) && defined(AESFAST_ASM)
 static const tier tier_armv8_sha3 = {
-    {"armv8-sha3", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor,
-     GCM_KERNELS(armv8, armv8_sha3, aesfast_armv8_ctr32_xor),
-     GCMSIV_KERNELS(armv8, armv8_sha3, aesfast_armv8_polyval_init), NULL, NULL, NULL, NULL, NULL,
-     0},
-    F_AES | F_PCLMUL | F_SHA3,
+    .k = {.name = "armv8-sha3", .set_key = aesfast_armv8_set_key,
+          .encrypt_block = aesfast_armv8_encrypt_block, .ctr32_xor = aesfast_armv8_ctr32_xor,
+          .gcm = {GCM_KERNELS(armv8, armv8_sha3, aesfast_armv8_ctr32_xor)},
+          .gcmsiv = {GCMSIV_KERNELS(armv8, armv8_sha3)},
+          .gcm_groups = AESFAST_GCM_GROUPS_C},
+    .needs = F_AES | F_PCLMUL | F_SHA3,
 };
 static const tier tier_armv8 = {
-    {"armv8", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor,
-     GCM_KERNELS(armv8, armv8, aesfast_armv8_ctr32_xor),
-     GCMSIV_KERNELS(armv8, armv8, aesfast_armv8_polyval_init), NULL, NULL, NULL, NULL, NULL,
-     0},
-    F_AES | F_PCLMUL,
+    .k = {.name = "armv8", .set_key = aesfast_armv8_set_key,
+          .encrypt_block = aesfast_armv8_encrypt_block, .ctr32_xor = aesfast_armv8_ctr32_xor,
+          .gcm = {GCM_KERNELS(armv8, armv8, aesfast_armv8_ctr32_xor)},
+          .gcmsiv = {GCMSIV_KERNELS(armv8, armv8)},
+          .gcm_groups = AESFAST_GCM_GROUPS_C},
+    .needs = F_AES | F_PCLMUL,
 };
 #endif
 

@@ -13,8 +13,8 @@
  *
  * The per-message cost is two loads and a compare; no lock, no system call. It also works for
  * children made by clone() or a fork() that skips pthread_atfork handlers (the kernel does the
- * wiping), and needs no .init/.fini code: the module may be linked with -nostartfiles (README,
- * "CET and BTI"), which leaves pthread_atfork without the __dso_handle it needs to unregister
+ * wiping), and needs no .init/.fini code: the module may be linked with -nostartfiles
+ * (doc/design.md, CET and BTI), which leaves pthread_atfork without the __dso_handle it needs to unregister
  * a handler when the module is unloaded (a handler left behind in unmapped code crashes the
  * next fork).
  *

@@ -4,22 +4,30 @@
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  *
- * A message's state, kept in one place and changed at three points only:
- *   init         ends the message under way, whatever the direction (its IV is finished: a
- *                new one is needed), drops a pending TLS record and a tag made for the last
- *                message; a switch to encrypting drops a tag set for opening (one set before
- *                an init that stays in the decrypt direction stays: EVP users and evp_test set
- *                it before the init that gives the key and IV). An IV given is buffered, ends
- *                "tlsivfixed" management and clears "iv-generated"; an IV buffered and not yet
- *                used stays across an init that gives none.
+ * A message's state is kept in one place, and its IV and tag states change only through these
+ * transitions (the only functions that assign iv_state and tag_state, "the message" below):
+ *   gcm_new_iv   an IV is stored (an init that gives one, "tlsivfixed", "tlsivinv", "tlsivgen",
+ *                a random IV drawn): the message under way, if any, ends; IV_BUFFERED.
  *   gcm_begin    starts a message on the stored IV, at its first AAD or data byte, its final,
- *                "tlsivgen", "tlsivinv" or a TLS record: J0 and an empty hash state; a tag made
- *                for the last message is dropped. An IV that "tlsivfixed" manages then advances
- *                its 64-bit invocation field when encrypting, so no later message, plain or TLS
- *                record, starts on it again.
- *   gcm_end      the message is over (final, a TLS record, a new key or IV, a new ivlen): its
- *                leftover keystream is wiped and the IV is finished; a decrypt final uses up
- *                the tag set for it.
+ *                "tlsivgen", "tlsivinv" or a TLS record: J0 and an empty hash state; IV_ACTIVE;
+ *                a tag made for the last message is dropped. An IV that "tlsivfixed" manages
+ *                then advances its 64-bit invocation field when encrypting, so no later
+ *                message, plain or TLS record, starts on it again; in a child of fork() its
+ *                invocation field is first drawn anew (gcm_fork_check), so parent and child
+ *                never send the same explicit nonce.
+ *   gcm_end      the message is over (final, a TLS record, a new key or IV, a new ivlen, a
+ *                fixed IV part whose rest could not be drawn, or drawn again after a fork): its
+ *                leftover keystream is wiped; IV_FINISHED. gcm_stop: gcm_end if a message is under way.
+ *   gcm_tag_set  "tag" set for opening: TAG_EXPECTED.
+ *   gcm_tag_made an encrypt final: TAG_MADE.
+ *   gcm_tag_drop TAG_NONE: a decrypt final uses up the tag set for it; a message's start or an
+ *                init drops a tag made for the last message, and an init that encrypts a tag
+ *                set for opening (one set before an init that stays in the decrypt direction
+ *                stays: EVP users and evp_test set it before the init that gives the key and IV).
+ * An init ends the message under way, whatever the direction (its IV is finished: a new one is
+ * needed), and drops a pending TLS record; an IV given is buffered, ends "tlsivfixed"
+ * management and clears "iv-generated"; an IV buffered and not yet used stays across an init
+ * that gives none.
  * The IV (gcm_iv_state):
  *   IV_UNSET     no IV yet. Encrypting draws a random one (ivlen >= 12), as the default does.
  *   IV_BUFFERED  an IV is stored; the next message starts on it.
@@ -32,10 +40,10 @@
  * The message's bytes (gcm_phase), at most one kernel call per update:
  *   MSG_AAD      the AAD is queued in msg (aesfast_kernel.h's aesfast_gcm_msg) as zero-padded
  *                blocks, hashed only where it would overflow the queue;
- *   MSG_ONE      the first data update was one call (the tier's gcm_seal_msg or gcm_open_msg,
- *                or gcm_msg_composed): the queued AAD, the data, the lengths block and E(J0),
- *                so that msg.tag is the message's tag if no more data comes (the final then
- *                only reads it), and msg's hash state is where a message that goes on resumes;
+ *   MSG_ONE      the first data update was one call (aesfast_kernel.h's
+ *                aesfast_gcm_msg_crypt): the queued AAD, the data, the lengths block and E(J0),
+ *                so that msg.tag is the message's tag if no more data comes (the final then only
+ *                reads it), and msg's hash state is where a message that goes on resumes;
  *   MSG_STREAM   more data came: provider/stream.c's byte stream carries the message from msg's
  *                state on (partial blocks, lengths), and the final finishes its hash there.
  *   A final without data (MSG_AAD) is one call too, of no data.
@@ -124,12 +132,37 @@ static void gcm_end(gcm_ctx *c)
     c->iv_state = IV_FINISHED;
 }
 
-/* A new IV is in c->iv (or is about to be): the message under way, if any, is over. */
-static void gcm_new_iv(gcm_ctx *c)
+/* The message under way, if any, is over. */
+static void gcm_stop(gcm_ctx *c)
 {
     if (c->iv_state == IV_ACTIVE)
         gcm_end(c);
+}
+
+/* A new IV is in c->iv (or is about to be): the message under way, if any, is over. */
+static void gcm_new_iv(gcm_ctx *c)
+{
+    gcm_stop(c);
     c->iv_state = IV_BUFFERED;
+}
+
+/* The tag's transitions (see the top of this file). */
+static void gcm_tag_set(gcm_ctx *c)
+{
+    c->tag_state = TAG_EXPECTED;
+}
+
+static void gcm_tag_made(gcm_ctx *c)
+{
+    c->taglen = GCM_TAG_MAX;
+    c->tag_state = TAG_MADE; /* in msg.tag */
+}
+
+/* No tag: one made for the last message, and with expected_too one set for opening. */
+static void gcm_tag_drop(gcm_ctx *c, int expected_too)
+{
+    if (expected_too || c->tag_state == TAG_MADE)
+        c->tag_state = TAG_NONE;
 }
 
 /* The 64-bit big-endian invocation field at the end of a managed IV, plus one. */
@@ -200,18 +233,9 @@ GCM_FAST void gcm_begin(gcm_ctx *c, int advance)
     c->datalen = 0;
     c->phase = MSG_AAD;
     c->iv_state = IV_ACTIVE;
-    if (c->tag_state == TAG_MADE)
-        c->tag_state = TAG_NONE;
+    gcm_tag_drop(c, 0);
     if (advance && c->iv_managed && c->base.ivlen >= TLS_EXPLICIT_IV)
         gcm_advance_iv(c);
-}
-
-/* GCM's lengths block: the AAD's and the data's lengths in bits, big-endian. */
-static void gcm_lengths(uint8_t lens[AESFAST_BLOCK], uint64_t aadlen, uint64_t datalen)
-{
-    u64x2 bits = {aesfast_be64(aadlen * 8), aesfast_be64(datalen * 8)};
-
-    memcpy(lens, &bits, sizeof(bits));
 }
 
 /* dst = the n (1..15) bytes at src and zeros, written with one 16-byte store, which the kernel's
@@ -245,99 +269,28 @@ GCM_FAST void store_padded(uint8_t dst[AESFAST_BLOCK], const uint8_t *src, size_
     memcpy(dst, &v, sizeof(v));
 }
 
-/* gcm_seal_msg or gcm_open_msg (aesfast_kernel.h) from the tier's other kernels, for the tiers
- * that have no such kernel. A message whose blocks fit in the queue (with a spare block for the
- * lengths) takes its keystream from one counter call, queues its hashed blocks, and hashes the
- * queue and the lengths block in one call; a longer one hashes its queue, then its whole blocks
- * with the stitched kernel. The partial block and E(J0) are single-block calls. */
-static __attribute__((noinline)) void gcm_msg_composed(gcm_ctx *c, const uint8_t *in,
-                                                        uint8_t *out, size_t len)
-{
-    const aesfast_kernel *k = c->base.kernel;
-    aesfast_gcm_msg *m = &c->msg;
-    size_t whole = len / AESFAST_BLOCK, partial = len % AESFAST_BLOCK;
-    uint8_t ctr[AESFAST_BLOCK], acc[AESFAST_BLOCK], ks[AESFAST_BLOCK];
-
-    memcpy(ctr, m->j0, AESFAST_BLOCK);
-    aesfast_ctr32_add(ctr, CTR32_BE_LAST, 1);
-    if (m->nqueue + whole + (partial != 0) + 1 <= AESFAST_GCM_QUEUE) {
-        uint8_t *q = m->queue + AESFAST_BLOCK * m->nqueue;
-
-        if (whole != 0) { /* (in and out are NULL for a final without data) */
-            if (!c->base.enc) /* the input, before an in-place output overwrites it */
-                memcpy(q, in, whole * AESFAST_BLOCK);
-            k->gcm.ctr(&c->base.key, ctr, in, out, whole);
-            if (c->base.enc)
-                memcpy(q, out, whole * AESFAST_BLOCK);
-            m->nqueue += whole;
-        }
-    } else {
-        k->gcm.hash(&c->hkey, m->acc, m->queue, m->nqueue);
-        m->nqueue = 0;
-        (c->base.enc ? k->gcm.ctr_then_hash : k->gcm.hash_then_ctr)(
-            &c->base.key, &c->hkey, m->acc, ctr, in, out, whole);
-    }
-    if (whole != 0) {
-        aesfast_ctr32_add(ctr, CTR32_BE_LAST, (uint32_t)whole);
-        in += whole * AESFAST_BLOCK;
-        out += whole * AESFAST_BLOCK;
-    }
-    if (partial != 0) { /* the last block, zero-padded, stays queued */
-        uint8_t *blk = m->queue + AESFAST_BLOCK * m->nqueue++;
-
-        k->encrypt_block(&c->base.key, ctr, ks);
-        memset(blk, 0, AESFAST_BLOCK);
-        for (size_t i = 0; i < partial; i++) {
-            uint8_t x = in[i];
-
-            out[i] = x ^ ks[i];
-            blk[i] = c->base.enc ? out[i] : x;
-        }
-    }
-    /* The tag: the queue and the lengths block (in the queue's spare block) from acc. */
-    memcpy(acc, m->acc, AESFAST_BLOCK);
-    gcm_lengths(m->queue + AESFAST_BLOCK * m->nqueue, m->aadlen, len);
-    k->gcm.hash(&c->hkey, acc, m->queue, m->nqueue + 1);
-    k->encrypt_block(&c->base.key, m->j0, ks);
-    for (int i = 0; i < AESFAST_BLOCK; i++)
-        m->tag[i] = acc[i] ^ ks[i];
-    OPENSSL_cleanse(ks, sizeof(ks));
-    OPENSSL_cleanse(acc, sizeof(acc));
-}
-
 /* The first data update, or a final without data (len 0): one call (see MSG_ONE). */
 GCM_FAST void gcm_msg(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
 {
-    const aesfast_kernel *k = c->base.kernel;
-    aesfast_gcm_msg_fn *fn = c->base.enc ? k->gcm_seal_msg : k->gcm_open_msg;
-
-    if (fn != NULL)
-        fn(&c->base.key, &c->hkey, &c->msg, in, out, len);
-    else
-        gcm_msg_composed(c, in, out, len);
+    aesfast_gcm_msg_crypt(c->base.kernel, c->base.enc, &c->base.key, &c->hkey, &c->msg, in, out,
+                          len);
 }
 
-/* A second data update: the stream takes the message over from msg's hash state, with the
- * queued whole blocks, the partial block's bytes and its keystream (made again: the one-call
- * kernels keep none), and the counter of the block after it. */
+/* A second data update: the stream takes the message over from msg's hash state (the only
+ * hand-off between the two, stream.h), with the queued whole blocks, the partial block that
+ * ends the queue, and the counter of the block after the last whole one. */
 GCM_SLOW void gcm_to_stream(gcm_ctx *c)
 {
     const aesfast_kernel *k = c->base.kernel;
     aesfast_gcm_msg *m = &c->msg;
-    aead_stream *s = &c->st;
     size_t partial = c->datalen % AESFAST_BLOCK, queued = m->nqueue - (partial != 0);
     uint8_t ctr[AESFAST_BLOCK];
 
     memcpy(ctr, m->j0, AESFAST_BLOCK);
     aesfast_ctr32_add(ctr, CTR32_BE_LAST, (uint32_t)(1 + c->datalen / AESFAST_BLOCK));
-    aesfast_aead_resume(s, &k->gcm, &c->hkey, m->acc, m->queue, queued, m->aadlen, c->datalen,
-                        ctr, CTR32_BE_LAST, AEAD_QUEUE_MAX); /* hash_init made every power */
-    if (partial != 0) {
-        memcpy(s->part, m->queue + AESFAST_BLOCK * queued, partial);
-        k->encrypt_block(&c->base.key, s->ctr, s->ks.ks);
-        s->ks.num = (unsigned int)partial;
-        aesfast_ctr32_add(s->ctr, CTR32_BE_LAST, 1);
-    }
+    aesfast_aead_resume(&c->st, k, &k->gcm, &c->base.key, &c->hkey, m->acc, m->queue, queued,
+                        m->queue + AESFAST_BLOCK * queued, partial, m->aadlen, c->datalen, ctr,
+                        CTR32_BE_LAST, AEAD_QUEUE_MAX); /* hash_init made every power */
     c->phase = MSG_STREAM;
 }
 
@@ -355,7 +308,7 @@ GCM_SLOW void gcm_tag_slow(gcm_ctx *c)
     case MSG_ONE:
         break;
     case MSG_STREAM:
-        gcm_lengths(lens, c->st.aadlen, c->st.datalen);
+        aesfast_gcm_lengths(lens, c->st.aadlen, c->st.datalen);
         aesfast_aead_finish(&c->st, &k->gcm, &c->hkey, lens);
         k->encrypt_block(&c->base.key, c->msg.j0, ekj0);
         for (int i = 0; i < GCM_TAG_MAX; i++)
@@ -424,24 +377,18 @@ GCM_SLOW void gcm_data_more(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t 
     aesfast_aead_crypt(&c->st, k, &k->gcm, &c->base.key, &c->hkey, in, out, len, c->base.enc);
 }
 
-/* A few whole blocks on the stream (bulk updates of 16 to 112 bytes), inline: 0 for any other
- * update. */
-GCM_FAST int gcm_data_few(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
+/* Data: the first update in one call, later ones on the stream, a few whole blocks (bulk
+ * updates of 16 to 112 bytes) inline. */
+GCM_FAST void gcm_data(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
 {
     const aesfast_kernel *k = c->base.kernel;
 
-    return c->phase == MSG_STREAM
-           && aesfast_aead_crypt_few(&c->st, k, &k->gcm, &c->base.key, &c->hkey, in, out, len,
-                                     c->base.enc);
-}
-
-/* Data: the first update in one call, later ones on the stream. */
-GCM_FAST void gcm_data(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
-{
     if (c->phase == MSG_AAD) {
         gcm_msg(c, in, out, len);
         c->phase = MSG_ONE;
-    } else if (!gcm_data_few(c, out, in, len)) {
+    } else if (c->phase != MSG_STREAM
+               || !aesfast_aead_crypt_few(&c->st, k, &k->gcm, &c->base.key, &c->hkey, in, out,
+                                          len, c->base.enc)) {
         gcm_data_more(c, out, in, len);
     }
     c->datalen += len;
@@ -469,7 +416,7 @@ GCM_SLOW int gcm_fork_redraw(gcm_ctx *c)
     uint64_t gen = aesfast_fork_generation(); /* before the draw: a fork after it redraws */
 
     if (!gcm_random(c, c->iv + c->base.ivlen - TLS_EXPLICIT_IV, TLS_EXPLICIT_IV)) {
-        c->iv_state = IV_FINISHED;
+        gcm_end(c);
         return 0;
     }
     c->iv_fork_gen = gen;
@@ -492,40 +439,30 @@ static int gcm_have_key(const gcm_ctx *c)
     return 0;
 }
 
-/* gcm_ready's other cases: a message to start on a random IV, or the errors. */
-GCM_SLOW int gcm_start(gcm_ctx *c)
+/* gcm_ready's other cases, the errors or a random IV: 1 with an IV to start on, or 0 with the
+ * error raised. */
+GCM_SLOW int gcm_no_iv(gcm_ctx *c)
 {
     if (!gcm_have_key(c))
         return 0;
-    switch (c->iv_state) {
-    case IV_FINISHED:
+    if (c->iv_state == IV_FINISHED) {
         AESFAST_RAISE(c->base.prov, AESFAST_R_IV_ALREADY_USED,
                       "%s: the message under this IV is finished: set a new IV", c->base.name);
         return 0;
-    case IV_UNSET: /* a random IV, as the default provider draws when encrypting */
-        if (!c->base.enc) {
-            AESFAST_RAISE(c->base.prov, AESFAST_R_NO_IV_SET, "%s: set an IV before decrypting",
-                          c->base.name);
-            return 0;
-        }
-        if (c->base.ivlen < GCM_IV_DEFAULT) {
-            AESFAST_RAISE(c->base.prov, AESFAST_R_INVALID_IV_LENGTH,
-                          "%s: a random IV needs at least 12 bytes, ivlen is %zu", c->base.name,
-                          c->base.ivlen);
-            return 0;
-        }
-        if (!gcm_random(c, c->iv, c->base.ivlen))
-            return 0;
-        /* fall through */
-    case IV_BUFFERED:
-        if (c->iv_managed && !gcm_fork_check(c))
-            return 0;
-        gcm_begin(c, c->base.enc);
-        /* fall through */
-    case IV_ACTIVE:
-        break;
     }
-    return 1;
+    /* IV_UNSET: a random IV, as the default provider draws when encrypting */
+    if (!c->base.enc) {
+        AESFAST_RAISE(c->base.prov, AESFAST_R_NO_IV_SET, "%s: set an IV before decrypting",
+                      c->base.name);
+        return 0;
+    }
+    if (c->base.ivlen < GCM_IV_DEFAULT) {
+        AESFAST_RAISE(c->base.prov, AESFAST_R_INVALID_IV_LENGTH,
+                      "%s: a random IV needs at least 12 bytes, ivlen is %zu", c->base.name,
+                      c->base.ivlen);
+        return 0;
+    }
+    return gcm_random(c, c->iv, c->base.ivlen);
 }
 
 /* Key and IV in place, the message started: 1, or 0 with an error raised. (A message under way
@@ -534,41 +471,27 @@ GCM_FAST int gcm_ready(gcm_ctx *c)
 {
     if (c->iv_state == IV_ACTIVE)
         return 1;
-    if (c->iv_state == IV_BUFFERED && c->base.key_set && !c->iv_managed) {
-        gcm_begin(c, c->base.enc);
-        return 1;
-    }
-    return gcm_start(c);
+    if ((c->iv_state != IV_BUFFERED || !c->base.key_set) && !gcm_no_iv(c))
+        return 0;
+    if (c->iv_managed && !gcm_fork_check(c)) /* tlsivfixed after a fork: a new invocation field */
+        return 0;
+    gcm_begin(c, c->base.enc);
+    return 1;
 }
 
-/* The errors of gcm_bytes. */
-GCM_SLOW int gcm_refuse_bytes(const gcm_ctx *c, int aad)
+/* The errors of gcm_process, each decided where it is checked. */
+typedef enum { REFUSE_AAD_AFTER_DATA, REFUSE_AAD_LENGTH, REFUSE_DATA_LENGTH } gcm_refusal;
+
+GCM_SLOW int gcm_refuse_bytes(const gcm_ctx *c, gcm_refusal why)
 {
-    if (aad && c->phase != MSG_AAD)
+    if (why == REFUSE_AAD_AFTER_DATA)
         AESFAST_RAISE(c->base.prov, AESFAST_R_AAD_AFTER_DATA, "%s: AAD after %llu bytes of data",
                       c->base.name, (unsigned long long)c->datalen);
-    else if (aad)
-        AESFAST_RAISE(c->base.prov, AESFAST_R_MESSAGE_TOO_LONG,
-                      "%s: more than 2^61 - 1 bytes of AAD", c->base.name);
     else
-        AESFAST_RAISE(c->base.prov, AESFAST_R_MESSAGE_TOO_LONG,
-                      "%s: more than 2^36 - 32 bytes of data under one IV", c->base.name);
+        AESFAST_RAISE(c->base.prov, AESFAST_R_MESSAGE_TOO_LONG, "%s: more than %s",
+                      c->base.name, why == REFUSE_AAD_LENGTH ? "2^61 - 1 bytes of AAD"
+                      : "2^36 - 32 bytes of data under one IV");
     return 0;
-}
-
-/* AAD (out == NULL) or data; the message must be ready. */
-GCM_FAST int gcm_bytes(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
-{
-    if (out == NULL) {
-        if (c->phase != MSG_AAD || len > GCM_MAX_AAD - c->msg.aadlen)
-            return gcm_refuse_bytes(c, 1);
-        gcm_aad(c, in, len);
-        return 1;
-    }
-    if (len > GCM_MAX_DATA - c->datalen)
-        return gcm_refuse_bytes(c, 0);
-    gcm_data(c, out, in, len);
-    return 1;
 }
 
 /* The valid tag of what was received, which an opening leaves nowhere. */
@@ -591,8 +514,7 @@ GCM_FAST int gcm_do_final(gcm_ctx *c)
     if (c->phase != MSG_ONE)
         gcm_tag_slow(c);
     if (c->base.enc) {
-        c->taglen = GCM_TAG_MAX;
-        c->tag_state = TAG_MADE; /* in msg.tag */
+        gcm_tag_made(c);
     } else {
         if (CRYPTO_memcmp(c->msg.tag, c->tag, c->taglen) != 0) {
             AESFAST_RAISE(c->base.prov, AESFAST_R_TAG_MISMATCH, "%s: tag verification failed",
@@ -600,7 +522,7 @@ GCM_FAST int gcm_do_final(gcm_ctx *c)
             ok = 0;
         }
         gcm_forget_tag(c);
-        c->tag_state = TAG_NONE; /* used up by the message it was set for */
+        gcm_tag_drop(c, 1); /* used up by the message it was set for */
     }
     gcm_end(c);
     return ok;
@@ -671,7 +593,7 @@ static int gcm_tls_iv_fixed(gcm_ctx *c, const uint8_t *iv, size_t len)
     } else {
         memcpy(c->iv, iv, len);
         if (c->base.enc && !gcm_random(c, c->iv + len, ivlen - len)) {
-            c->iv_state = IV_FINISHED; /* a fixed part with a stale rest: not an IV to use */
+            gcm_end(c); /* a fixed part with a stale rest: not an IV to use */
             return 0;
         }
     }
@@ -762,12 +684,8 @@ AESFAST_HOOK void gcm_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv
 {
     gcm_ctx *c = (gcm_ctx *)b;
 
-    /* Any init ends the message under way (see the top of this file). */
-    if (c->iv_state == IV_ACTIVE)
-        gcm_end(c);
     c->tls_aad_len = 0;
-    if (b->enc || c->tag_state == TAG_MADE)
-        c->tag_state = TAG_NONE;
+    gcm_tag_drop(c, b->enc);
     if (new_key) {
         uint8_t h[AESFAST_BLOCK] = {0};
 
@@ -778,26 +696,41 @@ AESFAST_HOOK void gcm_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv
         aesfast_aead_wipe(&c->st); /* no hash state of the old key survives it */
         OPENSSL_cleanse(&c->msg, sizeof(c->msg));
     }
-    if (iv != NULL) {
-        if (ivlen == GCM_IV_DEFAULT) /* the per-record path */
-            gcm_store_iv12(c->iv, iv);
-        else
-            memcpy(c->iv, iv, ivlen);
-        b->ivlen = ivlen;
-        c->iv_state = IV_BUFFERED; /* (a message under way was ended above) */
-        c->iv_managed = 0;
-        c->iv_generated = 0;
+    /* Any init ends the message under way (see the top of this file): gcm_new_iv or gcm_stop. */
+    if (iv == NULL) {
+        gcm_stop(c);
+        return;
     }
+    if (ivlen == GCM_IV_DEFAULT) /* the per-record path */
+        gcm_store_iv12(c->iv, iv);
+    else
+        memcpy(c->iv, iv, ivlen);
+    b->ivlen = ivlen;
+    gcm_new_iv(c);
+    c->iv_managed = 0;
+    c->iv_generated = 0;
 }
 
-/* update and EVP_Cipher: AAD when out is NULL, else data; a pending TLS record comes first. */
+/* update and EVP_Cipher: AAD when out is NULL, else data, in the message gcm_ready starts; a
+ * pending TLS record comes first. */
 GCM_FAST int gcm_process(gcm_ctx *c, unsigned char *out, size_t *outl, const unsigned char *in,
-                       size_t inl)
+                         size_t inl)
 {
     if (c->tls_aad_len != 0)
         return gcm_tls_record(c, out, in, inl, outl);
-    if (!gcm_ready(c) || !gcm_bytes(c, out, in, inl))
+    if (!gcm_ready(c))
         return 0;
+    if (out == NULL) {
+        if (c->phase != MSG_AAD)
+            return gcm_refuse_bytes(c, REFUSE_AAD_AFTER_DATA);
+        if (inl > GCM_MAX_AAD - c->msg.aadlen)
+            return gcm_refuse_bytes(c, REFUSE_AAD_LENGTH);
+        gcm_aad(c, in, inl);
+    } else {
+        if (inl > GCM_MAX_DATA - c->datalen)
+            return gcm_refuse_bytes(c, REFUSE_DATA_LENGTH);
+        gcm_data(c, out, in, inl);
+    }
     *outl = inl;
     return 1;
 }
@@ -857,7 +790,7 @@ static aesfast_param_result gcm_get_iv(gcm_ctx *c, OSSL_PARAM *p)
         && c->base.ivlen >= GCM_IV_DEFAULT && c->tls_aad_len == 0) {
         if (!gcm_random(c, c->iv, c->base.ivlen))
             return AESFAST_PARAM_FAILED;
-        c->iv_state = IV_BUFFERED;
+        gcm_new_iv(c);
     }
     if (c->iv_state == IV_UNSET) {
         AESFAST_RAISE(c->base.prov, AESFAST_R_NO_IV_SET, "%s: no IV to return in \"%s\"",
@@ -942,7 +875,7 @@ GCM_FAST int gcm_set_tag(gcm_ctx *c, const OSSL_PARAM *p)
     }
     aesfast_copy_tag(c->tag, tag, sz);
     c->taglen = sz;
-    c->tag_state = TAG_EXPECTED;
+    gcm_tag_set(c);
     return 1;
 }
 

@@ -74,50 +74,21 @@ typedef struct {
     unsigned int speed;
 } siv_ctx;
 
-/* The per-nonce keys (RFC 8452, section 4): AES_K(LE32(j) || nonce) for j = 0 .. 1 + keylen/8,
- * keeping the first 8 bytes of each: two halves of the authentication key, then the encryption
- * key. The tier's gcmsiv_derive does it all in one call; otherwise the input blocks are GCM-SIV
- * counter blocks from (0 || nonce), so one call of the tier's counter kernel makes them, and
- * set_key expands the encryption key. The POLYVAL powers wait for siv_powers (or the short
- * kernels make what they need). Derived at init, not when the data comes: its latency then
- * hides behind the calls in between (doc/design.md: deriving in the short kernels measured
- * slower). */
+/* The per-nonce keys (RFC 8452, section 4; aesfast_gcmsiv_derive). The POLYVAL powers wait for
+ * siv_powers (or the short kernels make what they need). Derived at init, not when the data
+ * comes: its latency then hides behind the calls in between (doc/design.md: deriving in the
+ * short kernels measured slower). */
 static void siv_derive(siv_ctx *c)
 {
-    static const uint8_t zero[6 * AESFAST_BLOCK];
     const aesfast_kernel *k = c->base.kernel;
-    uint8_t ctr[AESFAST_BLOCK] = {0};
-    struct {
-        uint8_t ks[6 * AESFAST_BLOCK], enc[40]; /* enc: AES-192's 24 bytes + 16 */
-    } t; /* the derived secrets, wiped together */
-    size_t nblocks = 2 + c->base.keylen / 8;
 
     /* hkey holds nothing of this nonce; a whole table of an earlier one keeps the powers that
      * hash_init_few does not write until it is wiped (siv_powers). */
-    if (c->powers == SIV_POWERS_ALL && k->gcmsiv.hash_init_few != k->gcmsiv.hash_init)
+    if (c->powers == SIV_POWERS_ALL && k->gcmsiv.hash_init_few != NULL)
         c->powers = SIV_POWERS_OLD_ALL;
     else if (c->powers != SIV_POWERS_OLD_ALL)
         c->powers = SIV_POWERS_NONE;
-    if (k->gcmsiv_derive != NULL) {
-        k->gcmsiv_derive(&c->base.key, c->nonce, &c->enc_key, c->auth);
-        return;
-    }
-    memcpy(ctr + 4, c->nonce, SIV_NONCE);
-    k->gcmsiv.ctr(&c->base.key, ctr, zero, t.ks, nblocks);
-    /* Two halves at a time, each key block written whole: the kernels' 16-byte loads of it are
-     * then forwarded from one store, where two 8-byte stores would make them wait. */
-    for (size_t j = 0; j < nblocks; j += 2) {
-        u64x2 v;
-        uint64_t lo, hi = 0;
-
-        memcpy(&lo, t.ks + AESFAST_BLOCK * j, 8);
-        if (j + 1 < nblocks)
-            memcpy(&hi, t.ks + AESFAST_BLOCK * (j + 1), 8);
-        v = (u64x2){lo, hi};
-        memcpy(j == 0 ? c->auth : t.enc + 8 * (j - 2), &v, 16);
-    }
-    k->set_key(&c->enc_key, t.enc, c->base.keylen);
-    OPENSSL_cleanse(&t, sizeof(t));
+    aesfast_gcmsiv_derive(k, &c->base.key, c->nonce, &c->enc_key, c->auth);
 }
 
 /* A new key: nothing derived from the old one stays. The per-nonce keys are overwritten by the
@@ -135,8 +106,8 @@ static void siv_forget_key(siv_ctx *c)
 
 /* Before AAD or data of len bytes that will be hashed: the powers of H their hash calls read.
  * Building the table is most of a small message's per-nonce cost, so it waits until the stream
- * hashes something, and then builds only what that needs: calls of fewer than AEAD_PENDING
- * blocks hash through the stream's queue, at most AEAD_PENDING blocks at a time, and
+ * hashes something, and then builds only what that needs: calls of fewer than AEAD_STITCH_MIN
+ * blocks hash through the stream's queue, at most AEAD_QUEUE_FEW blocks at a time, and
  * hash_init_few's table serves them; a longer call gets the whole table, once per nonce. The
  * table is wiped in C before hash_init_few writes over an earlier nonce's whole table, whatever
  * the tier's layout. */
@@ -144,15 +115,15 @@ static void siv_powers(siv_ctx *c, size_t len)
 {
     const aesfast_aead_kernel *f = &c->base.kernel->gcmsiv;
 
-    if (len >= AEAD_PENDING * AESFAST_BLOCK) {
+    if (len >= AEAD_STITCH_MIN * AESFAST_BLOCK) {
         if (c->powers != SIV_POWERS_ALL)
             f->hash_init(&c->hkey, c->auth);
         c->powers = SIV_POWERS_ALL;
     } else if (c->powers == SIV_POWERS_NONE || c->powers == SIV_POWERS_OLD_ALL) {
         if (c->powers == SIV_POWERS_OLD_ALL)
             OPENSSL_cleanse(&c->hkey, sizeof(c->hkey));
-        f->hash_init_few(&c->hkey, c->auth);
-        c->powers = f->hash_init_few == f->hash_init ? SIV_POWERS_ALL : SIV_POWERS_FEW;
+        aesfast_hash_init_few(f)(&c->hkey, c->auth);
+        c->powers = f->hash_init_few == NULL ? SIV_POWERS_ALL : SIV_POWERS_FEW;
     }
 }
 

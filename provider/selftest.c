@@ -186,9 +186,7 @@ static int test_gcm(const aesfast_kernel *k, scratch *s)
         for (int f = 0; f < 4; f++) { /* seal, open; then the same for a public counter */
             const int open = f % 2, pub = f / 2;
             const uint8_t *in = open ? v->ct : v->pt;
-            aesfast_aead_crypt_fn *fn = pub ? (open ? k->gcm.hash_then_ctr_pub
-                                                    : k->gcm.ctr_then_hash_pub)
-                                            : (open ? k->gcm.hash_then_ctr : k->gcm.ctr_then_hash);
+            aesfast_aead_crypt_fn *fn = aesfast_gcm_stitched(&k->gcm, !open, pub);
 
             memset(acc, 0, sizeof(acc));
             hash_padded(&k->gcm, &s->hkey, acc, v->aad, v->aadlen);
@@ -208,32 +206,23 @@ static int test_gcm(const aesfast_kernel *k, scratch *s)
  * from the vector's tag, stitched with POLYVAL of the plaintext), checked against the vector. */
 static int test_gcmsiv(const aesfast_kernel *k, scratch *s)
 {
-    static const uint8_t zero[6 * AESFAST_BLOCK];
     int ok = 1;
 
     for (size_t i = 0; i < sizeof(selftest_gcmsiv) / sizeof(selftest_gcmsiv[0]); i++) {
         const struct selftest_aead *v = &selftest_gcmsiv[i];
-        uint8_t ks[6 * AESFAST_BLOCK], auth[16], enc[32], ctr[AESFAST_BLOCK] = {0};
+        uint8_t auth[16], ctr[AESFAST_BLOCK] = {0};
         uint8_t lens[AESFAST_BLOCK], acc[AESFAST_BLOCK], tag[AESFAST_BLOCK];
         uint64_t bits[2] = {(uint64_t)v->aadlen * 8, (uint64_t)v->len * 8};
-        size_t n = v->len / AESFAST_BLOCK, nkeys = 2 + v->keylen / 8;
+        size_t n = v->len / AESFAST_BLOCK;
 
         for (int b = 0; b < 8; b++) { /* little-endian bit lengths */
             lens[b] = (uint8_t)(bits[0] >> (8 * b));
             lens[8 + b] = (uint8_t)(bits[1] >> (8 * b));
         }
-        /* Section 4: the first 8 bytes of AES_K(LE32(j) || nonce), j = 0 .. nkeys - 1, by the
-         * tier's gcmsiv_derive where it has one (as gcmsiv.c does), else on ctr and set_key. */
+        /* Section 4: the first 8 bytes of AES_K(LE32(j) || nonce), j = 0 .. 1 + keylen / 8, by
+         * the tier's gcmsiv_derive where it has one, else on ctr and set_key (as gcmsiv.c). */
         k->set_key(&s->key, v->key, v->keylen);
-        if (k->gcmsiv_derive != NULL) {
-            k->gcmsiv_derive(&s->key, v->iv, &s->key2, auth);
-        } else {
-            memcpy(ctr + 4, v->iv, 12);
-            k->gcmsiv.ctr(&s->key, ctr, zero, ks, nkeys);
-            for (size_t j = 0; j < nkeys; j++)
-                memcpy(j < 2 ? auth + 8 * j : enc + 8 * (j - 2), ks + AESFAST_BLOCK * j, 8);
-            k->set_key(&s->key2, enc, v->keylen);
-        }
+        aesfast_gcmsiv_derive(k, &s->key, v->iv, &s->key2, auth);
         k->gcmsiv.hash_init(&s->hkey, auth);
 
         for (int open = 0; open < 2; open++) {
@@ -271,7 +260,7 @@ static int test_gcmsiv(const aesfast_kernel *k, scratch *s)
         memset(acc, 0, sizeof(acc));
         k->gcmsiv.hash(&s->hkey, acc, v->pt, few);
         memset(&s->hkey, 0xa5, sizeof(s->hkey));
-        k->gcmsiv.hash_init_few(&s->hkey, auth);
+        aesfast_hash_init_few(&k->gcmsiv)(&s->hkey, auth);
         k->gcmsiv.hash(&s->hkey, acc_few, v->pt, few);
         ok &= same(s, acc_few, acc, AESFAST_BLOCK);
     }

@@ -3,7 +3,7 @@
  *
  * Copyright 2026 The aesfast authors. Licensed under the Apache License 2.0 (see COPYING).
  *
- * Blocks reach the hash in one of two ways. Runs of at least AEAD_PENDING whole blocks go
+ * Blocks reach the hash in one of two ways. Runs of at least AEAD_STITCH_MIN whole blocks go
  * straight to the kernels (the stitched ones for data). Anything smaller - the AAD, a block
  * completed from two updates, the data of a small update - is copied to pend, and pend is hashed
  * in one call when it fills (qmax blocks) or when the message ends, together with the last
@@ -21,9 +21,9 @@ void aesfast_aead_begin(aead_stream *s, const uint8_t ctr[AESFAST_BLOCK], ctr32_
     memcpy(s->ctr, ctr, AESFAST_BLOCK);
     memset(s->acc, 0, sizeof(s->acc));
     s->ks.num = 0;
+    s->npart = 0;
     s->npend = 0;
-    s->qmax = AEAD_PENDING;
-    s->aad_part = 0;
+    s->qmax = AEAD_QUEUE_FEW;
     s->in_data = 0;
     s->aadlen = s->datalen = 0;
     s->fmt = fmt;
@@ -43,7 +43,7 @@ void aesfast_aead_flush(aead_stream *s, const aesfast_aead_kernel *f, const aesf
     flush(s, f, hkey);
 }
 
-/* Queues n (< AEAD_PENDING) whole blocks for the hash, flushing first if they do not fit. */
+/* Queues n (< AEAD_STITCH_MIN) whole blocks for the hash, flushing first if they do not fit. */
 static void push(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
                  const uint8_t *blocks, size_t n)
 {
@@ -60,7 +60,7 @@ static void push(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_has
 static void hash_blocks(aead_stream *s, const aesfast_aead_kernel *f,
                         const aesfast_hash_key *hkey, const uint8_t *in, size_t n)
 {
-    if (n < AEAD_PENDING) {
+    if (n < AEAD_STITCH_MIN) {
         push(s, f, hkey, in, n);
     } else {
         flush(s, f, hkey);
@@ -68,10 +68,11 @@ static void hash_blocks(aead_stream *s, const aesfast_aead_kernel *f,
     }
 }
 
-void aesfast_aead_resume(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
+void aesfast_aead_resume(aead_stream *s, const aesfast_kernel *kern, const aesfast_aead_kernel *f,
+                         const aesfast_key *key, const aesfast_hash_key *hkey,
                          const uint8_t acc[AESFAST_BLOCK], const uint8_t *blocks, size_t nblocks,
-                         uint64_t aadlen, uint64_t datalen, const uint8_t ctr[AESFAST_BLOCK],
-                         ctr32_format fmt, unsigned int qmax)
+                         const uint8_t *part, size_t npart, uint64_t aadlen, uint64_t datalen,
+                         const uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt, unsigned int qmax)
 {
     aesfast_aead_begin(s, ctr, fmt);
     s->qmax = qmax;
@@ -80,35 +81,41 @@ void aesfast_aead_resume(aead_stream *s, const aesfast_aead_kernel *f, const aes
     s->in_data = 1;
     s->aadlen = aadlen;
     s->datalen = datalen;
+    if (npart != 0) {
+        memcpy(s->part, part, npart);
+        kern->encrypt_block(key, s->ctr, s->ks.ks);
+        s->ks.num = s->npart = (unsigned int)npart;
+        aesfast_ctr32_add(s->ctr, fmt, 1);
+    }
 }
 
 int aesfast_aead_aad_hashes(const aead_stream *s, size_t len)
 {
     /* The blocks it completes are pushed, and push flushes only when the queue overflows. */
-    return s->npend + (s->aad_part + len) / AESFAST_BLOCK >= s->qmax;
+    return s->npend + (s->npart + len) / AESFAST_BLOCK >= s->qmax;
 }
 
 void aesfast_aead_aad(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
                       const uint8_t *in, size_t len)
 {
     s->aadlen += len;
-    if (s->aad_part != 0) {
-        size_t n = AESFAST_BLOCK - s->aad_part < len ? AESFAST_BLOCK - s->aad_part : len;
+    if (s->npart != 0) {
+        size_t n = AESFAST_BLOCK - s->npart < len ? AESFAST_BLOCK - s->npart : len;
 
-        memcpy(s->part + s->aad_part, in, n);
-        s->aad_part += (unsigned int)n;
+        memcpy(s->part + s->npart, in, n);
+        s->npart += (unsigned int)n;
         in += n;
         len -= n;
-        if (s->aad_part < AESFAST_BLOCK)
+        if (s->npart < AESFAST_BLOCK)
             return;
         push(s, f, hkey, s->part, 1);
-        s->aad_part = 0;
+        s->npart = 0;
     }
     hash_blocks(s, f, hkey, in, len / AESFAST_BLOCK);
     in += len - len % AESFAST_BLOCK;
     len %= AESFAST_BLOCK;
     memcpy(s->part, in, len);
-    s->aad_part = (unsigned int)len;
+    s->npart = (unsigned int)len;
 }
 
 /* part[from..15] = 0, so a partial block hashes as its zero-padded self. */
@@ -119,27 +126,28 @@ static void pad_part(aead_stream *s, unsigned int from)
 
 const uint8_t *aesfast_aead_queued_aad(aead_stream *s, size_t *nblocks)
 {
-    if (s->in_data || s->aadlen != (uint64_t)s->npend * AESFAST_BLOCK + s->aad_part
-        || (s->aad_part != 0 && s->npend == s->qmax))
+    if (s->in_data || s->aadlen != (uint64_t)s->npend * AESFAST_BLOCK + s->npart
+        || (s->npart != 0 && s->npend == s->qmax))
         return NULL;
     *nblocks = s->npend;
-    if (s->aad_part != 0) { /* the partial block, padded, after the queue (not in it) */
-        pad_part(s, s->aad_part);
+    if (s->npart != 0) { /* the partial block, padded, after the queue (not in it) */
+        pad_part(s, s->npart);
         memcpy(s->pend + s->npend * AESFAST_BLOCK, s->part, AESFAST_BLOCK);
         ++*nblocks;
     }
     return s->pend;
 }
 
-/* The first data byte ends the AAD: its last partial block is hashed, zero-padded. */
+/* The first data byte ends the AAD: its last partial block is hashed, zero-padded, and part
+ * passes to the data. */
 static void end_aad(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey)
 {
     if (s->in_data)
         return;
-    if (s->aad_part != 0) {
-        pad_part(s, s->aad_part);
+    if (s->npart != 0) {
+        pad_part(s, s->npart);
         push(s, f, hkey, s->part, 1);
-        s->aad_part = 0;
+        s->npart = 0;
     }
     s->in_data = 1;
 }
@@ -151,7 +159,7 @@ void aesfast_aead_hash_only(aead_stream *s, const aesfast_aead_kernel *f,
     s->datalen += len;
     hash_blocks(s, f, hkey, in, len / AESFAST_BLOCK);
     memcpy(s->part, in + len - len % AESFAST_BLOCK, len % AESFAST_BLOCK);
-    s->ks.num = (unsigned int)(len % AESFAST_BLOCK); /* the tail aesfast_aead_finish hashes */
+    s->npart = (unsigned int)(len % AESFAST_BLOCK); /* the tail aesfast_aead_finish hashes */
 }
 
 void aesfast_aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfast_aead_kernel *f,
@@ -161,8 +169,8 @@ void aesfast_aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfas
     end_aad(s, f, hkey);
     s->datalen += len;
 
-    if (s->ks.num != 0) { /* finish the partial block */
-        unsigned int at = s->ks.num;
+    if (s->npart != 0) { /* finish the partial block */
+        unsigned int at = s->npart;
         size_t n = AESFAST_BLOCK - at < len ? AESFAST_BLOCK - at : len;
 
         if (!hash_out)
@@ -173,13 +181,14 @@ void aesfast_aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfas
         in += n;
         out += n;
         len -= n;
-        if (s->ks.num != 0)
+        s->npart = s->ks.num;
+        if (s->npart != 0)
             return;
         push(s, f, hkey, s->part, 1);
     }
 
     size_t nblocks = len / AESFAST_BLOCK;
-    if (nblocks >= AEAD_PENDING) { /* the stitched kernel */
+    if (nblocks >= AEAD_STITCH_MIN) { /* the stitched kernel */
         flush(s, f, hkey);
         (hash_out ? f->ctr_then_hash : f->hash_then_ctr)(key, hkey, s->acc, s->ctr, in, out,
                                                          nblocks);
@@ -195,6 +204,7 @@ void aesfast_aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfas
         if (!hash_out)
             memcpy(s->part, in, len);
         ks_tail(&s->ks, kern, key, s->ctr, in, out, len);
+        s->npart = (unsigned int)len;
         aesfast_ctr32_add(s->ctr, s->fmt, 1);
         if (hash_out)
             memcpy(s->part, out, len);
@@ -204,17 +214,15 @@ void aesfast_aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfas
 void aesfast_aead_finish(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
                          const uint8_t lens[AESFAST_BLOCK])
 {
-    unsigned int partial = s->in_data ? s->ks.num : s->aad_part;
-
     /* The last partial block and the lengths block join the queue: one call for all. */
-    if (partial != 0) {
-        pad_part(s, partial);
+    if (s->npart != 0) {
+        pad_part(s, s->npart);
         push(s, f, hkey, s->part, 1);
     }
     push(s, f, hkey, lens, 1);
     flush(s, f, hkey);
     s->ks.num = 0;
-    s->aad_part = 0;
+    s->npart = 0;
 }
 
 void aesfast_aead_copy(aead_stream *dst, const aead_stream *src)
@@ -237,6 +245,7 @@ void aesfast_aead_wipe_data(aead_stream *s)
         __asm__ __volatile__("" : : "r"(s) : "memory");
     }
     s->ks.num = 0;
+    s->npart = 0;
 }
 
 void aesfast_aead_wipe(aead_stream *s)

@@ -12,9 +12,15 @@
  *               its bytes are used. The next update first spends the rest (ks_spend), then runs
  *               the kernel over whole blocks, then makes one new keystream block for a tail.
  *   aead_stream the counter block of the next keystream block, the hash state acc, the bytes of
- *               the current partial block still to be hashed (part), and the AAD and data
- *               lengths. AAD comes first, in any number of pieces; the first data byte pads the
- *               AAD's last partial block with zeros, as GHASH and POLYVAL do.
+ *               the current partial block still to be hashed (part, npart: the AAD's while
+ *               in_data is 0, then the data's), and the AAD and data lengths. AAD comes first, in
+ *               any number of pieces; the first data byte pads the AAD's last partial block with
+ *               zeros, as GHASH and POLYVAL do.
+ *
+ * A stream starts with aesfast_aead_begin, or, for GCM, from the one-call kernels' state
+ * (aesfast_kernel.h's aesfast_gcm_msg) through aesfast_aead_resume: that hand-off, in
+ * provider/gcm.c's gcm_to_stream, is the only place where the two representations of a message
+ * meet.
  */
 #ifndef AESFAST_STREAM_H
 #define AESFAST_STREAM_H
@@ -24,28 +30,6 @@
 #include <string.h>
 
 #include "aesfast_kernel.h"
-
-/* Blocks the kernels load next are written with one 16-byte store, so that the load is
- * forwarded from the store buffer (after narrower stores it would wait for them to retire, which
- * serializes back-to-back small updates behind each other's AES latency). */
-typedef uint32_t u32x4 __attribute__((vector_size(16)));
-typedef uint64_t u64x2 __attribute__((vector_size(16)));
-
-/* Big-endian <-> host order of a 64-bit word (an involution either way). */
-static inline uint64_t aesfast_be64(uint64_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    return __builtin_bswap64(v);
-#else
-    return v;
-#endif
-}
-
-/* Little-endian <-> host order of a 64-bit word. */
-static inline uint64_t aesfast_le64(uint64_t v)
-{
-    return __builtin_bswap64(aesfast_be64(v));
-}
 
 /* Keystream of a partial block. num is 0..15; 0 means no leftover. */
 typedef struct keystream {
@@ -84,68 +68,37 @@ typedef enum {
     TAG_MADE,     /* sealing: the tag of the message just finished, for the application to read */
 } aead_tag_state;
 
-/* How a mode's 32-bit block counter sits in the counter block. */
-typedef enum {
-    CTR32_BE_LAST,  /* GCM's inc32: big-endian in bytes 12..15 */
-    CTR32_LE_FIRST, /* GCM-SIV: little-endian in bytes 0..3 */
-} ctr32_format;
-
-static inline uint32_t aesfast_bswap32_if_le(uint32_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    return __builtin_bswap32(v);
-#else
-    return v;
-#endif
-}
-
-static inline uint32_t aesfast_bswap32_if_be(uint32_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    return __builtin_bswap32(v);
-#else
-    return v;
-#endif
-}
-
-/* ctr += n in the mode's 32-bit counter, modulo 2^32 (the other 12 bytes never change). The
- * counter block is read and written whole (u32x4). */
-static inline void aesfast_ctr32_add(uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt, uint32_t n)
-{
-    u32x4 v;
-
-    memcpy(&v, ctr, sizeof(v));
-    if (fmt == CTR32_BE_LAST)
-        v[3] = aesfast_bswap32_if_le(aesfast_bswap32_if_le(v[3]) + n);
-    else
-        v[0] = aesfast_bswap32_if_be(aesfast_bswap32_if_be(v[0]) + n);
-    memcpy(ctr, &v, sizeof(v));
-}
-
 /* Whole blocks that wait to be hashed together: small updates' AAD and data, and a message's
  * last blocks with its lengths block, go to the kernel in one call, so their multiplications by
  * H^n .. H^1 run side by side and share one reduction, instead of one dependent multiplication
- * and one call per block. So in a stream begun with aesfast_aead_begin, an AAD or data call of
- * fewer than AEAD_PENDING whole blocks, and aead_finish, hash at most AEAD_PENDING blocks per
- * kernel call: hash_init_few's table is enough for them (GCM-SIV builds the whole table only for
- * a message that needs it). */
-#define AEAD_PENDING AESFAST_HASH_FEW
-
-/* A queue may hold more blocks than that where the hash key has all its powers (GCM's, from
- * hash_init): a 64-byte update then pays an eighth of a hash call, not half of one. The runs
- * queued stay under AEAD_PENDING blocks; only the flushes grow. */
+ * and one call per block. Two numbers, apart:
+ *   AEAD_STITCH_MIN  the threshold: a run of at least this many whole blocks goes straight to
+ *                    the kernels (the stitched ones for data); a shorter one is queued.
+ *   AEAD_QUEUE_FEW   the queue's capacity (qmax) in a stream begun with aesfast_aead_begin:
+ *                    a flush then hashes at most this many blocks, and hash_init_few's table
+ *                    is enough for every hash call of a message whose runs are all queued
+ *                    (GCM-SIV builds the whole table only for a message that needs it).
+ *   AEAD_QUEUE_MAX   the capacity where the hash key has all its powers (GCM's, from
+ *                    hash_init; aesfast_aead_resume): a 64-byte update then pays an eighth of a
+ *                    hash call, not half of one. */
+#define AEAD_STITCH_MIN AESFAST_HASH_FEW
+#define AEAD_QUEUE_FEW AESFAST_HASH_FEW
 #define AEAD_QUEUE_MAX AESFAST_GCM_QUEUE
+_Static_assert(AEAD_STITCH_MIN - 1 <= AEAD_QUEUE_FEW && AEAD_QUEUE_FEW <= AESFAST_HASH_FEW,
+               "a queued run fits an empty queue, and a flush is no more than hash_init_few's");
 
 typedef struct aead_stream {
     uint8_t ctr[AESFAST_BLOCK];  /* counter block of the next keystream block */
     uint8_t acc[AESFAST_BLOCK];  /* hash state, in the field's byte order */
-    uint8_t part[AESFAST_BLOCK]; /* bytes of the current partial block to be hashed */
-    keystream ks;                /* its keystream (data only); ks.num == partial data bytes */
+    uint8_t part[AESFAST_BLOCK]; /* the current partial block to be hashed: the AAD's while
+                                  * in_data is 0, then the data's */
+    unsigned int npart;          /* its bytes, 0..15 */
+    keystream ks;                /* the data's partial block's keystream: ks.num == npart when
+                                  * aesfast_aead_crypt made it, else 0 (AAD, hash_only) */
     unsigned int npend;          /* blocks in pend */
-    unsigned int qmax;           /* blocks pend takes before it is hashed: AEAD_PENDING, or up
+    unsigned int qmax;           /* blocks pend takes before it is hashed: AEAD_QUEUE_FEW, or up
                                   * to AEAD_QUEUE_MAX (aesfast_aead_resume) */
-    unsigned int aad_part;       /* bytes in part while still in the AAD */
-    int in_data;                 /* 0 while AAD may still come */
+    int in_data;                 /* 0 while AAD may still come: the owner of part */
     uint64_t aadlen, datalen;    /* bytes so far */
     ctr32_format fmt;
     /* Last, so that aesfast_aead_copy moves only the blocks in it. */
@@ -154,18 +107,21 @@ typedef struct aead_stream {
 } aead_stream;
 
 /* A new message: acc = 0, nothing buffered, the first keystream block from ctr; the queue
- * hashed every AEAD_PENDING blocks. */
+ * hashed every AEAD_QUEUE_FEW blocks. */
 void aesfast_aead_begin(aead_stream *s, const uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt);
 
-/* A message taken over in its data, after an update that a one-call kernel did (GCM): the hash
- * state acc, then nblocks whole blocks still to hash, the AAD and data lengths so far, and ctr
- * for the next keystream block; no partial block yet (the caller sets part, ks if there is one).
- * The queue is hashed every qmax (AEAD_PENDING..AEAD_QUEUE_MAX) blocks: more than AEAD_PENDING
- * only for a hash key with all its powers. */
-void aesfast_aead_resume(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey,
+/* A message taken over in its data, after an update that a one-call kernel did (GCM; the only
+ * such hand-off, see the top of this file): the hash state acc, then nblocks whole blocks still
+ * to hash, the AAD and data lengths so far, and ctr for the block after the last whole one. The
+ * data's partial block, npart (0..15) bytes at part, gets its keystream made again from ctr
+ * (the one-call kernels keep none), and ctr moves past it. The queue is hashed every qmax
+ * (AEAD_QUEUE_FEW..AEAD_QUEUE_MAX) blocks: more than AEAD_QUEUE_FEW only for a hash key with
+ * all its powers. */
+void aesfast_aead_resume(aead_stream *s, const aesfast_kernel *kern, const aesfast_aead_kernel *f,
+                         const aesfast_key *key, const aesfast_hash_key *hkey,
                          const uint8_t acc[AESFAST_BLOCK], const uint8_t *blocks, size_t nblocks,
-                         uint64_t aadlen, uint64_t datalen, const uint8_t ctr[AESFAST_BLOCK],
-                         ctr32_format fmt, unsigned int qmax);
+                         const uint8_t *part, size_t npart, uint64_t aadlen, uint64_t datalen,
+                         const uint8_t ctr[AESFAST_BLOCK], ctr32_format fmt, unsigned int qmax);
 
 /* 0 if aesfast_aead_aad(s, ..., len) would only queue its blocks and call no hash kernel. */
 int aesfast_aead_aad_hashes(const aead_stream *s, size_t len);
@@ -198,7 +154,7 @@ void aesfast_aead_finish(aead_stream *s, const aesfast_aead_kernel *f, const aes
 /* Hashes the queued blocks into acc (when the queue is full). */
 void aesfast_aead_flush(aead_stream *s, const aesfast_aead_kernel *f, const aesfast_hash_key *hkey);
 
-/* to = n (< AEAD_PENDING) whole blocks from blocks, block by block: a memcpy of n * 16 bytes
+/* to = n (< AEAD_STITCH_MIN) whole blocks from blocks, block by block: a memcpy of n * 16 bytes
  * becomes rep movs, whose start-up took a 16-byte update longer than the rest of its work. */
 static inline void aesfast_copy_few_blocks(uint8_t *to, const uint8_t *blocks, size_t n)
 {
@@ -211,11 +167,11 @@ static inline void aesfast_copy_few_blocks(uint8_t *to, const uint8_t *blocks, s
     case 2: memcpy(to + AESFAST_BLOCK, blocks + AESFAST_BLOCK, AESFAST_BLOCK); /* fall through */
     case 1: memcpy(to, blocks, AESFAST_BLOCK); /* fall through */
     case 0: break;
-    default: memcpy(to, blocks, n * AESFAST_BLOCK); /* not reached: n < AEAD_PENDING */
+    default: memcpy(to, blocks, n * AESFAST_BLOCK); /* not reached: n < AEAD_STITCH_MIN */
     }
 }
 
-/* n (1..AEAD_PENDING - 1) whole blocks at a block boundary of the data (no partial block
+/* n (1..AEAD_STITCH_MIN - 1) whole blocks at a block boundary of the data (no partial block
  * before them): the counter kernel, the blocks to hash into the queue, the counter advanced.
  * A single block's keystream is made in its queue slot, which then takes the block to hash: no
  * keystream is left in memory, and the block costs one kernel call. */
@@ -249,7 +205,7 @@ static inline void aesfast_aead_crypt_blocks(aead_stream *s, const aesfast_kerne
     aesfast_ctr32_add(s->ctr, s->fmt, (uint32_t)n);
 }
 
-/* aesfast_aead_crypt's usual small update, for the caller to inline: 1..AEAD_PENDING - 1 whole
+/* aesfast_aead_crypt's usual small update, for the caller to inline: 1..AEAD_STITCH_MIN - 1 whole
  * blocks in the data with no partial block before them. 0 (nothing done) for any other. */
 static inline int aesfast_aead_crypt_few(aead_stream *s, const aesfast_kernel *kern,
                                          const aesfast_aead_kernel *f, const aesfast_key *key,
@@ -258,7 +214,7 @@ static inline int aesfast_aead_crypt_few(aead_stream *s, const aesfast_kernel *k
 {
     size_t n = len / AESFAST_BLOCK;
 
-    if (len % AESFAST_BLOCK != 0 || n - 1 >= AEAD_PENDING - 1 || s->ks.num != 0 || !s->in_data)
+    if (len % AESFAST_BLOCK != 0 || n - 1 >= AEAD_STITCH_MIN - 1 || s->npart != 0 || !s->in_data)
         return 0;
     aesfast_aead_crypt_blocks(s, kern, f, key, hkey, in, out, n, hash_out);
     s->datalen += len;

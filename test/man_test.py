@@ -313,7 +313,7 @@ def main():
         check(name is not None and name in param_names, f"PARAMETERS: {name} ({macro})")
 
     disp = code[os.path.join(src, "provider", "dispatch.c")]
-    tiers = set(re.findall(r'\{\{?"([a-z0-9-]+)", aesfast_\w+_set_key', disp))
+    tiers = set(re.findall(r'\.name = "([a-z0-9-]+)", \.set_key = aesfast_\w+_set_key', disp))
     doc_tiers = set(tags.get(("KERNEL TIERS", None), []))
     check(len(tiers) >= 6 and tiers == doc_tiers, f"KERNEL TIERS: {' '.join(sorted(tiers))}",
           f"the page has {' '.join(sorted(doc_tiers))}")

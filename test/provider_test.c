@@ -206,20 +206,21 @@ static const struct expected_tier {
     aesfast_aead_kernel gcmsiv;
     aesfast_gcmsiv_derive_fn *gcmsiv_derive;
 } expected_tiers[] = {
-/* A tier's GCM table: aesfast_<init>_ghash_init (twice: GCM has no short table), then
+/* A tier's GCM table: aesfast_<init>_ghash_init (GCM has no short table: NULL), then
  * aesfast_<fns>_ghash and the rest; its GCM-SIV table: aesfast_<init>_polyval_init, the short
- * one (few), aesfast_<fns>_polyval, aesfast_<init>_ctr32le_xor and the stitched open; for a
- * public counter the same stitched functions (GCM-SIV, and GCM where the tier has no other
- * form) or the tier's _pub ones (GCM_PUB). */
-#define GCM_WITH(init, fns, ctr, pub)                                                          \
-    {aesfast_##init##_ghash_init, aesfast_##init##_ghash_init, aesfast_##fns##_ghash, ctr,     \
-     aesfast_##fns##_gcm_ctr_then_hash, aesfast_##fns##_gcm_hash_then_ctr,                     \
-     aesfast_##fns##_gcm_ctr_then_hash##pub, aesfast_##fns##_gcm_hash_then_ctr##pub}
-#define GCM(init, fns, ctr) GCM_WITH(init, fns, ctr, )
-#define GCM_PUB(init, fns, ctr) GCM_WITH(init, fns, ctr, _pub)
+ * one (few, or NULL), aesfast_<fns>_polyval, aesfast_<init>_ctr32le_xor and the stitched open;
+ * the forms for a public counter NULL (GCM-SIV, and GCM where the tier has no other form) or
+ * the tier's _pub ones (GCM_PUB). */
+#define GCM_WITH(init, fns, ctr, pub_seal, pub_open)                                           \
+    {aesfast_##init##_ghash_init, NULL, aesfast_##fns##_ghash, ctr,                            \
+     aesfast_##fns##_gcm_ctr_then_hash, aesfast_##fns##_gcm_hash_then_ctr, pub_seal, pub_open}
+#define GCM(init, fns, ctr) GCM_WITH(init, fns, ctr, NULL, NULL)
+#define GCM_PUB(init, fns, ctr)                                                                \
+    GCM_WITH(init, fns, ctr, aesfast_##fns##_gcm_ctr_then_hash_pub,                            \
+             aesfast_##fns##_gcm_hash_then_ctr_pub)
 #define GCMSIV(init, few, fns)                                                                 \
     {aesfast_##init##_polyval_init, few, aesfast_##fns##_polyval, aesfast_##init##_ctr32le_xor, \
-     aesfast_##fns##_gcmsiv_ctr_then_hash, NULL, aesfast_##fns##_gcmsiv_ctr_then_hash, NULL}
+     aesfast_##fns##_gcmsiv_ctr_then_hash, NULL, NULL, NULL}
 #if defined(__x86_64__) && defined(AESFAST_ASM)
     /* The VAES tiers reuse AES-NI's key schedule and single block; the loops are theirs. */
     {"vaes-avx512", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
@@ -231,20 +232,20 @@ static const struct expected_tier {
      GCMSIV(vaes_avx2, aesfast_vaes_avx2_polyval_init_few, vaes_avx2), aesfast_aesni_gcmsiv_derive},
     {"aesni", aesfast_aesni_set_key, aesfast_aesni_encrypt_block, aesfast_aesni_ctr32_xor,
      GCM(aesni, aesni, aesfast_aesni_ctr32_xor),
-     GCMSIV(aesni, aesfast_aesni_polyval_init, aesni), aesfast_aesni_gcmsiv_derive},
+     GCMSIV(aesni, NULL, aesni), aesfast_aesni_gcmsiv_derive},
 #endif
 #if defined(__aarch64__) && defined(AESFAST_ASM)
     /* armv8-sha3 is armv8 with the EOR3 GHASH loops; the table layout (ghash_init) is shared. */
     {"armv8-sha3", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor,
      GCM(armv8, armv8_sha3, aesfast_armv8_ctr32_xor),
-     GCMSIV(armv8, aesfast_armv8_polyval_init, armv8_sha3), NULL},
+     GCMSIV(armv8, NULL, armv8_sha3), NULL},
     {"armv8", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor,
      GCM(armv8, armv8, aesfast_armv8_ctr32_xor),
-     GCMSIV(armv8, aesfast_armv8_polyval_init, armv8), NULL},
+     GCMSIV(armv8, NULL, armv8), NULL},
 #endif
     {"generic", aesfast_generic_set_key, aesfast_generic_encrypt_block,
      aesfast_generic_ctr32_xor, GCM(generic, generic, aesfast_generic_ctr32_xor),
-     GCMSIV(generic, aesfast_generic_polyval_init, generic), NULL},
+     GCMSIV(generic, NULL, generic), NULL},
 #undef GCM_WITH
 #undef GCM
 #undef GCM_PUB

@@ -631,7 +631,7 @@ static void siv_message_patterns(const aesfast_kernel *k, int bits, const unsign
  * keystream of its partial block, in any live heap block. 5 whole blocks and a 13-byte tail,
  * after aadlen bytes of AAD: 16 (the short-message kernels' message, on the tiers that have
  * them) or 9 blocks (hashed as it comes, so the stream takes the message and queues the
- * plaintext blocks for the hash: under AEAD_PENDING blocks). */
+ * plaintext blocks for the hash: under AEAD_STITCH_MIN blocks). */
 static void siv_failed_open(const EVP_CIPHER *cipher, const aesfast_kernel *k, int bits,
                             size_t aadlen)
 {
@@ -683,7 +683,7 @@ static void siv_old_powers(const EVP_CIPHER *cipher, const aesfast_kernel *k)
     const unsigned char no_aad[16] = {0};
     int first = npatterns, l = 0;
 
-    if (k->gcmsiv.hash_init_few == k->gcmsiv.hash_init) {
+    if (k->gcmsiv.hash_init_few == NULL) {
         printf("wipe_test: kernel %s has one table of powers (hash_init_few is hash_init): no "
                "earlier nonce's powers can stay\n", k->name);
         EVP_CIPHER_CTX_free(ctx);
