@@ -360,13 +360,13 @@ for r in "${order[@]}"; do
       po=$(outcome "$r" "$logs/$r.plain.log" "$prc")
       if [[ $po == fail* ]]; then
         result=FAIL text="fails without aesfast too (the tree or this machine, not aesfast; log $logs/$r.plain.log)"
-      elif entry=$(known_entry "$r") && extra=$(excused "$r" "$entry"); then
+      elif entry=$(known_entry "$r") && beyond=$(excused "$r" "$entry"); then
         result=EXPECTED text="fails with aesfast in the listed subtests only, passes without: ${entry##*|}"
       else
         result=FAIL text="fails with aesfast, ${po%% *}es without it${o#fail}"
-        [ -z "${extra:-}" ] || text+=" (subtests beyond those listed: $extra)"
+        [ -z "${beyond:-}" ] || text+=" (subtests beyond those listed: $beyond)"
       fi
-      extra= ;;
+      beyond= ;;
   esac
   case $result in
     OK) passed=$((passed + 1)) show=pass ;;
