@@ -142,7 +142,8 @@ farm() {
   for e in "$tree"/* "$tree"/.[!.]*; do
     [ -e "$e" ] || continue
     case "${e##*/}" in test-runs) continue ;; esac
-    cp -al "$e" "$dir/" || return 1
+    # Hard links need one filesystem; across two, symbolic links to each file instead.
+    cp -al "$e" "$dir/" 2>/dev/null || { rm -rf "${dir:?}/${e##*/}"; cp -as "$e" "$dir/"; } || return 1
   done
 }
 stamp=$out/.started
@@ -169,7 +170,7 @@ say "OpenSSL $version tree $tree; module $module"
 prefer() {
   local dir=$1 apps=$2 f rel files
   patched=()
-  files=$(find "$dir/test" -maxdepth 1 -name '*.cnf' -type f | sort)
+  files=$(find "$dir/test" -maxdepth 1 -name '*.cnf' \( -type f -o -type l \) | sort)
   [ "$apps" -eq 0 ] || files="$dir/apps/openssl.cnf"$'\n'"$files"
   while IFS= read -r f; do
     rel=${f#"$dir"/}
