@@ -19,7 +19,7 @@
  * there the script must log none in either context; both cases are printed.
  *
  * Last, RAND_bytes itself: a library context configured from a generated cnf like
- * doc/aesfast-dropin.cnf, whose own DRBG draws 64 bytes; the test prints whether aesfast set a
+ * examples/aesfast-dropin.cnf, whose own DRBG draws 64 bytes; the test prints whether aesfast set a
  * key for it, and asserts the same split by version.
  *
  *   drbg_test MODULE [--expect-kernel TIER]   (MODULE: the path of aesfast.so)
@@ -164,7 +164,7 @@ done:
     return 0;
 }
 
-/* A library context configured like doc/aesfast-dropin.cnf: default and aesfast active,
+/* A library context configured like examples/aesfast-dropin.cnf: default and aesfast active,
  * "?provider=aesfast" as default properties. */
 static OSSL_LIB_CTX *dropin_ctx(const char *module)
 {

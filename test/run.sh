@@ -12,21 +12,25 @@
 #   6. arm64 cross build: its tiers under qemu-aarch64 with Debian's arm64 libcrypto and the arm64
 #      3.5 build;
 #   7. differential fuzzing (fuzz/run.sh, build-fuzz): each libFuzzer target (ctr, gcm, gcmsiv)
-#      for 60 s on each tier this CPU has, two at a time; one result per target and tier.
+#      for 60 s on each tier this CPU has, two at a time; one result per target and tier;
+#   8. OpenSSL's own test suite on the 3.5 tree (built with --full) with aesfast preferred
+#      through the drop-in (test/openssl-suite.sh, build/openssl-suite): its CI selection of
+#      recipes, one result per recipe (doc/testing-openssl-suite.md).
 # Ends with the skipped tests and why, what the options left out, the OpenSSL versions each build
 # ran against (as the libraries report them), and one line "N passed, N failed, N skipped" (a
 # left-out build counts as one skipped test); exits non-zero on any failure.
 #
 #   test/run.sh [--no-arm64] [--no-openssl-builds] [--no-openssl36] [--no-openssl40] [--no-asan]
-#               [--no-tsan] [--no-fuzz] [-- MESON_TEST_ARGS...]
+#               [--no-tsan] [--no-fuzz] [--no-openssl-suite] [-- MESON_TEST_ARGS...]
 #     --no-openssl-builds (or its old name --no-openssl35): no OpenSSL built here, the system's alone
 #     --no-openssl36, --no-openssl40: not that series' build
+#     --no-openssl-suite: not OpenSSL's own test suite (the 3.5 tree is then built without --full)
 # (MESON_TEST_ARGS go to the native and arm64 runs; the sanitizer runs pick their tests.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
 
-arm64=1 openssl35=1 openssl36=1 openssl40=1 asan=1 tsan=1 fuzz=1
+arm64=1 openssl35=1 openssl36=1 openssl40=1 asan=1 tsan=1 fuzz=1 ossl_suite=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-arm64) arm64=0 ;;
@@ -36,6 +40,7 @@ while [ $# -gt 0 ]; do
     --no-asan) asan=0 ;;
     --no-tsan) tsan=0 ;;
     --no-fuzz) fuzz=0 ;;
+    --no-openssl-suite) ossl_suite=0 ;;
     --) shift; break ;;
     *) echo "test/run.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -50,6 +55,9 @@ left_out=() left_out_skipped=0 # what the options leave out, reported at the end
 [ $asan -eq 0 ] && left_out+=("sanitizer build (--no-asan)")
 [ $tsan -eq 0 ] && left_out+=("ThreadSanitizer build (--no-tsan)")
 [ $fuzz -eq 0 ] && left_out+=("differential fuzzing (--no-fuzz)")
+# OpenSSL's own suite runs on the 3.5 build: left out with it, counted as one skipped test.
+[ $ossl_suite -eq 1 ] && [ $openssl35 -eq 0 ] && { ossl_suite=0; left_out+=("OpenSSL's own test suite, which runs on the 3.5 build; counts as skipped (--no-openssl-builds)"); left_out_skipped=$((left_out_skipped + 1)); }
+[ $ossl_suite -eq 0 ] && [ $openssl35 -eq 1 ] && { left_out+=("OpenSSL's own test suite; counts as skipped (--no-openssl-suite)"); left_out_skipped=$((left_out_skipped + 1)); }
 
 deps=()
 [ $fuzz -eq 1 ] && deps+=(--fuzz)
@@ -67,10 +75,17 @@ series=()
 [ $openssl35 -eq 1 ] && series+=(3.5)
 [ $openssl36 -eq 1 ] && series+=(3.6)
 [ $openssl40 -eq 1 ] && series+=(4.0)
+tree_suite= # the 3.5 tree, built with --full for OpenSSL's own test suite
 for s in "${series[@]}"; do
-  if t=$(test/build-openssl.sh --series "$s"); then
+  full=()
+  [ "$s" = 3.5 ] && [ $ossl_suite -eq 1 ] && full=(--full)
+  if t=$(test/build-openssl.sh --series "$s" "${full[@]}") \
+     || { [ ${#full[@]} -gt 0 ] && full=() && t=$(test/build-openssl.sh --series "$s") \
+          && echo "test/run.sh: building OpenSSL $s with --full failed: its own test suite is not run" >&2 \
+          && setup_failures=$((setup_failures + 1)); }; then
     echo "test/run.sh: OpenSSL $s tree: $t"
     if [ "$s" = 4.0 ]; then tree40=$t; else trees+=("$t"); fi
+    [ ${#full[@]} -eq 0 ] || tree_suite=$t
   else
     echo "test/run.sh: building OpenSSL $s failed: its tests are not run" >&2
     setup_failures=$((setup_failures + 1))
@@ -136,6 +151,14 @@ tested+=("$(printf '%s, ' "${native[@]}" | sed 's/, $//')")
 
 setup build "${werror[@]}" -Dopenssl_tree= -Dopenssl_trees="$(IFS=,; echo "${trees[*]}")"
 run_suite build "$@"
+
+# OpenSSL's own test suite (its CI selection) on the 3.5 tree with build/aesfast.so preferred:
+# one Meson-format result per recipe. A failed 3.5 build is already counted as a failure.
+if [ $ossl_suite -eq 1 ] && [ -n "$tree_suite" ]; then
+  logs+=("build/openssl-suite/results.json")
+  test/openssl-suite.sh --tree "$tree_suite" --module build/aesfast.so --out build/openssl-suite \
+    --results build/openssl-suite/results.json || status=1
+fi
 
 # OpenSSL 4.0 (libcrypto.so.4): the module and the test programs built against the tree itself
 # (build-4.0), its openssl-4.0 suite: load, evp_test, TLS with its s_server/s_client, and the
