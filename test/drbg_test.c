@@ -1,6 +1,6 @@
 /*
  * drbg_test: OpenSSL's CTR-DRBG (SP 800-90A, the generator behind RAND_bytes) on aesfast's
- * AES-CTR, deterministically, next to the same DRBG on the default provider's (issue 18).
+ * AES-CTR, deterministically, next to the same DRBG on the default provider's.
  *
  * Two library contexts: "ref" with the default provider alone, and "fast" with default and
  * aesfast active and "?provider=aesfast" as its default properties (what the drop-in cnf sets).

@@ -1,5 +1,5 @@
 /*
- * fork_test: AES-GCM contexts in use across fork() (issue 18). Each provider (aesfast, then the
+ * fork_test: AES-GCM contexts in use across fork(). Each provider (aesfast, then the
  * default provider as the comparison) gets the same contexts, used before the fork:
  *   rand    encrypting with no IV set: each message draws a random IV;
  *   tls     a TLS 1.2 sealing context: key, a 4-byte fixed IV part ("tlsivfixed": the other 8
