@@ -172,10 +172,11 @@ elif [ $openssl40 -eq 0 ]; then
 fi
 
 # asan_tests BUILDDIR: the names of the tests to run under the sanitizers, one a line. Not those
-# that cannot run there: ct-* (valgrind cannot run ASan programs), load, evp_test, tls and
-# cnf-recipes (the openssl, evp_test, nginx and curl programs are not instrumented, and a module
+# that cannot run there: ct-* (valgrind cannot run ASan programs), load, evp_test, tls, ssh and
+# cnf-recipes (the openssl, evp_test, nginx, curl, ssh and sshd programs are not instrumented, and a module
 # built with ASan only loads into a program that has its runtime), the runs against OpenSSL trees
-# (*-3.5, *-3.6: no tree in this build) and model-* (Python; no C of ours runs). Nor the tiers this CPU lacks: the native build reports those as skipped.
+# (*-3.5, *-3.6: no tree in this build) and model-* (Python; no C of ours runs). Nor the tiers
+# this CPU lacks: the native build reports those as skipped.
 # Every test so left out runs in the native build.
 asan_tests() {
   local dir=$1 names tier name keep
@@ -186,7 +187,7 @@ asan_tests() {
     if "$dir/test/kernel_test" --usable "$tier" >/dev/null; then usable+=("$tier"); fi
   done
   while read -r name; do
-    case "$name" in ct-* | load | load-* | evp_test-* | tls | tls-* | model-* | cnf-recipes) continue ;; esac
+    case "$name" in ct-* | load | load-* | evp_test-* | tls | tls-* | ssh | ssh-* | model-* | cnf-recipes) continue ;; esac
     [[ ! $name =~ -[0-9]+\.[0-9]+(-|$) ]] || continue # a run against an OpenSSL tree: *-3.5, *-3.6-aesni
     keep=1
     for tier in "${all[@]}"; do
