@@ -168,24 +168,18 @@ done:
  * "?provider=aesfast" as default properties. */
 static OSSL_LIB_CTX *dropin_ctx(const char *module)
 {
-    char path[] = "/tmp/aesfast-drbg-cnf-XXXXXX";
-    int fd = mkstemp(path);
-    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
-    OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
+    char cnf[4096];
+    OSSL_LIB_CTX *libctx;
 
-    if (f == NULL || libctx == NULL)
-        tu_die("cannot write a temporary openssl.cnf: %s", strerror(errno));
-    fprintf(f, "openssl_conf = openssl_init\nconfig_diagnostics = 1\n"
-               "[openssl_init]\nproviders = provider_sect\nalg_section = evp_properties\n"
-               "[provider_sect]\ndefault = default_sect\naesfast = aesfast_sect\n"
-               "[default_sect]\nactivate = 1\n"
-               "[aesfast_sect]\nmodule = %s\nactivate = 1\n"
-               "[evp_properties]\ndefault_properties = ?provider=aesfast\n", module);
-    fclose(f);
-    int ok = OSSL_LIB_CTX_load_config(libctx, path);
-    unlink(path);
-    if (!ok || !OSSL_PROVIDER_available(libctx, "aesfast")
-        || !OSSL_PROVIDER_available(libctx, "default"))
+    snprintf(cnf, sizeof(cnf),
+             "openssl_conf = openssl_init\nconfig_diagnostics = 1\n"
+             "[openssl_init]\nproviders = provider_sect\nalg_section = evp_properties\n"
+             "[provider_sect]\ndefault = default_sect\naesfast = aesfast_sect\n"
+             "[default_sect]\nactivate = 1\n"
+             "[aesfast_sect]\nmodule = %s\nactivate = 1\n"
+             "[evp_properties]\ndefault_properties = ?provider=aesfast\n", module);
+    libctx = tu_load_cnf_text(cnf);
+    if (libctx == NULL || !OSSL_PROVIDER_available(libctx, "default"))
         tu_die("the drop-in cnf did not load aesfast and default");
     return libctx;
 }

@@ -322,7 +322,7 @@ double tu_now(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-OSSL_LIB_CTX *tu_load_cnf(const char *module_path, const char *cnf_kernel)
+OSSL_LIB_CTX *tu_load_cnf_text(const char *cnf)
 {
     char path[] = "/tmp/aesfast-test-cnf-XXXXXX";
     int fd = mkstemp(path);
@@ -331,12 +331,7 @@ OSSL_LIB_CTX *tu_load_cnf(const char *module_path, const char *cnf_kernel)
 
     if (f == NULL || libctx == NULL)
         tu_die("cannot write a temporary openssl.cnf: %s", strerror(errno));
-    fprintf(f, "openssl_conf = openssl_init\nconfig_diagnostics = 1\n"
-               "[openssl_init]\nproviders = provider_sect\n"
-               "[provider_sect]\naesfast = aesfast_sect\n"
-               "[aesfast_sect]\nmodule = %s\nactivate = 1\n", module_path);
-    if (cnf_kernel != NULL)
-        fprintf(f, "aesfast-kernel = %s\n", cnf_kernel);
+    fputs(cnf, f);
     fclose(f);
     int ok = OSSL_LIB_CTX_load_config(libctx, path);
     unlink(path);
@@ -345,6 +340,20 @@ OSSL_LIB_CTX *tu_load_cnf(const char *module_path, const char *cnf_kernel)
         return NULL;
     }
     return libctx;
+}
+
+OSSL_LIB_CTX *tu_load_cnf(const char *module_path, const char *cnf_kernel)
+{
+    char cnf[4096];
+
+    snprintf(cnf, sizeof(cnf),
+             "openssl_conf = openssl_init\nconfig_diagnostics = 1\n"
+             "[openssl_init]\nproviders = provider_sect\n"
+             "[provider_sect]\naesfast = aesfast_sect\n"
+             "[aesfast_sect]\nmodule = %s\nactivate = 1\n%s%s%s", module_path,
+             cnf_kernel != NULL ? "aesfast-kernel = " : "", cnf_kernel != NULL ? cnf_kernel : "",
+             cnf_kernel != NULL ? "\n" : "");
+    return tu_load_cnf_text(cnf);
 }
 
 int tu_error_mentions(const char *want)

@@ -116,6 +116,8 @@ double tu_now(void);
  * loads the module at module_path (and only it), with "aesfast-kernel = cnf_kernel" unless that
  * is NULL. NULL, with the errors left on the queue, when aesfast did not load. */
 OSSL_LIB_CTX *tu_load_cnf(const char *module_path, const char *cnf_kernel);
+/* A new library context loaded from the openssl.cnf text given; NULL unless aesfast is active. */
+OSSL_LIB_CTX *tu_load_cnf_text(const char *cnf);
 
 /* 1 if the error queue holds an error whose text or data contains want; empties the queue,
  * printing each error (as expected ones) to stderr. */
