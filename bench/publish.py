@@ -580,6 +580,7 @@ def main():
         f.write("\n".join(p).rstrip() + "\n")
 
     # ---- PROVENANCE.md ----
+    subject = meta.get("subject", "").replace("`", "'")[:72]  # in a code span: no HTML comment
     q = [f"# Provenance: {cls}\n",
          f"Everything in this folder was written by one run of {runinfo}; nothing was edited by "
          "hand. Re-running the command on a machine of this class replaces it.\n",
@@ -588,7 +589,7 @@ def main():
          f"- started {start.strftime('%Y-%m-%d %H:%M:%S')} UTC, pages written "
          f"{now.strftime('%Y-%m-%d %H:%M:%S')} UTC ({minutes:.1f} minutes)" +
          (" — a --quick run" if quick else ""),
-         f"- commit {commit} (`{meta.get('subject', '').replace('`', "'")[:72]}`), branch {meta.get('branch', '?')}; "
+         f"- commit {commit} (`{subject}`), branch {meta.get('branch', '?')}; "
          f"working tree {'dirty at the start: ' + meta.get('dirty_files', '') if dirty == '1' else 'clean at the start'}",
          f"- load average at the start {meta.get('load_start', '?')}, at the end "
          f"{' '.join(read('/proc/loadavg', '?').split()[:3])} "
