@@ -37,6 +37,7 @@ case $out in
 esac
 if [ $ratio -eq 1 ]; then
   yaxis='set ylabel "aesfast / default"
+set key top center horizontal outside font ",9"
 set logscale y 2
 set ytics ("0.5" 0.5, "0.7" 0.7, "1" 1, "1.5" 1.5, "2" 2, "3" 3, "4" 4, "6" 6, "8" 8, "16" 16, "32" 32, "64" 64, "128" 128)
 set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead lc rgb "black" lw 1.5 front'
