@@ -38,12 +38,10 @@ CPU classes (cpu_class), from /proc/cpuinfo; the first rule that matches names t
 """
 import argparse
 import datetime
-import html
 import os
 import platform
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 
