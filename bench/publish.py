@@ -42,6 +42,7 @@ import os
 import platform
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 
@@ -429,7 +430,9 @@ def main():
     now = datetime.datetime.now(datetime.timezone.utc)
     start = datetime.datetime.fromtimestamp(int(meta.get("start_epoch", now.timestamp())),
                                             datetime.timezone.utc)
-    minutes = (now - start).total_seconds() / 60
+    end = datetime.datetime.fromtimestamp(int(meta.get("end_epoch", now.timestamp())),
+                                          datetime.timezone.utc)
+    minutes = (end - start).total_seconds() / 60
     date = start.strftime("%Y-%m-%d")
     quick = meta.get("quick") == "1"
     model = info.get("model name") or info.get("CPU part", "unknown")
@@ -488,10 +491,26 @@ def main():
     # publish) and of single rounds.
     all_meds = [x for p in per_lib for x in p["meds"]]
     all_rounds = [x for p in per_lib for x in p["rounds"]]
-    noise_line = (f"default against default (both sides OpenSSL's default provider, the same "
-                  f"method): median ratios {spread(all_meds)} ({pct(all_meds)}) over "
-                  f"{len(all_meds)} cipher/operation/size lines; single rounds {spread(all_rounds)}"
-                  if all_meds else "default against default: not measured in this run")
+    noise_line = "default against default: not measured in this run"
+    noise_short = "not measured"
+    if all_meds:
+        # The line furthest from 1, with its rounds: a bias that every round shares is a
+        # difference between two identical sides (placement, alignment), not the machine's load.
+        worst = max(((abs(fnum(r["ratio"]) - 1), x, r) for x in per_lib for r in x["noise_rows"]
+                     if fnum(r["ratio"]) is not None), key=lambda t: t[0])
+        _, wx, wr = worst
+        wrounds = [float(m.group(1)) for m in re.finditer(
+            r"^\s+" + re.escape(f"{wr['cipher']} {wr['op']} {wr['size']}") +
+            r" round \d+:.* ratio ([0-9.]+)", wx["noise_log"], re.M)]
+        typical = statistics.median(abs(v - 1) for v in all_meds)
+        noise_short = f"medians {spread(all_meds)}, half of them within ±{100 * typical:.1f} %"
+        noise_line = (f"default against default (both sides OpenSSL's default provider, the same "
+                      f"method): median ratios {spread(all_meds)} ({pct(all_meds)}; half of them "
+                      f"within ±{100 * typical:.1f} %) over {len(all_meds)} cipher/operation/size "
+                      f"lines, single rounds {spread(all_rounds)}; the furthest from 1, "
+                      f"{wr['cipher']} {wr['op']} {size_name(int(wr['size']))} against "
+                      f"{wx['lib']['version'].split(' ')[1]}, {float(wr['ratio']):.3f} with every "
+                      f"round in {spread(wrounds)}")
 
     runinfo = f"`{meta.get('command', 'bench/run.sh --publish')}`"
     # ---- The page ----
@@ -603,8 +622,9 @@ def main():
          "hand. Re-running the command on a machine of this class replaces it.\n",
          "## The run\n",
          f"- command: {runinfo} (from the repository's top folder)",
-         f"- started {start.strftime('%Y-%m-%d %H:%M:%S')} UTC, pages written "
-         f"{now.strftime('%Y-%m-%d %H:%M:%S')} UTC ({minutes:.1f} minutes)" +
+         f"- started {start.strftime('%Y-%m-%d %H:%M:%S')} UTC, measurements done "
+         f"{end.strftime('%H:%M:%S')} UTC ({minutes:.1f} minutes), pages written "
+         f"{now.strftime('%Y-%m-%d %H:%M:%S')} UTC" +
          (" — a --quick run" if quick else ""),
          f"- commit {commit} (`{subject}`), branch {meta.get('branch', '?')}; "
          f"working tree {'dirty at the start: ' + meta.get('dirty_files', '') if dirty == '1' else 'clean at the start'}",
@@ -688,7 +708,7 @@ def main():
     block = [f"<!-- written by bench/run.sh --publish ({cls}, {date}, commit {short}); do not edit -->",
              f"aesfast / OpenSSL {newest['version'].split(' ')[1]}'s default provider on {cls} "
              f"({model}, {ncpu} vCPUs, tier `{tier}`), {date}, median of alternated rounds "
-             f"(default against default: {spread(all_meds)}){'; a --quick run' if quick else ''}:\n",
+             f"(default against default: {noise_short}){'; a --quick run' if quick else ''}:\n",
              headline_table(nl["rows"]) + "\n",
              f"Plots, every size, the kernels' cycles and nginx: [{cls}]({rel}/README.md). "
              "Every CPU class published: " + ", ".join(f"[{c}]({relidx}/{c}/README.md)" for c in classes) +

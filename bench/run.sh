@@ -254,6 +254,7 @@ for csv in "${csvs[@]}"; do
 done
 
 if [ $publish -eq 1 ]; then
+  echo "end_epoch=$(date +%s)" >>"$stage/meta"
   step "Publishing: bench/publish.py --stage $stage${class:+ --class $class}"
   python3 bench/publish.py --stage "$stage" ${class:+--class "$class"}
   git status --short -- doc/perf README.md
