@@ -17,7 +17,8 @@
 # kernels, nginx, PROVENANCE.md), the index doc/perf/README.md and README.md's block between
 # <!-- perf:begin --> and <!-- perf:end -->. CLASS comes from /proc/cpuinfo (the mapping is in
 # bench/publish.py; --class NAME overrides it). The sizes are then 16 B to 1 MiB with 1 KiB and
-# 1420 B both, so that the headline has 1 KiB for every cipher. A full run takes 15-20 minutes.
+# 1420 B both, so that the headline has 1 KiB for every cipher. A full run took 10 minutes on the
+# 2-vCPU Zen 5 when it was quiet, 17 when 6 others were building beside it.
 # --quick: 3 rounds of 20 ms, 4 sizes (16, 1k, 16k, 1m), short nginx turns: a few minutes, for
 # testing the command (the pages say that they come from a quick run).
 #
