@@ -11,25 +11,76 @@
 # (build/bench/bench-openssl-V.csv) as build/bench/bench-openssl-V.svg (bench/plot.sh), GB/s
 # against message size per cipher.
 #
-#   bench/run.sh [--no-openssl35] [--no-tls] [--no-ssh] [BENCH_ARGS...]
-#   e.g. bench/run.sh --sizes 16,16k
+# --publish also writes the performance pages of this machine's CPU class from this run (and
+# from nothing else): it measures the noise (the same benchmark with the default provider on
+# both sides), the kernels' cycles per 16 blocks (build/bench/kernels, and --insn for the issue
+# costs), keeps bench/tls.sh's table, and hands it all (build/bench/publish/) to
+# bench/publish.py, which writes doc/perf/CLASS/ (CSVs, plots of GB/s and of the speedup, the
+# kernels, nginx, PROVENANCE.md), the index doc/perf/README.md and README.md's block between
+# <!-- perf:begin --> and <!-- perf:end -->. CLASS comes from /proc/cpuinfo (the mapping is in
+# bench/publish.py; --class NAME overrides it). The sizes are then 16 B to 1 MiB with 1 KiB and
+# 1420 B both, so that the headline has 1 KiB for every cipher. A full run takes 10 to 20 minutes
+# on two cores.
+# --quick: 3 rounds of 20 ms, 4 sizes (16, 1k, 16k, 1m), short nginx turns: a few minutes, for
+# testing the command (the pages say that they come from a quick run).
+#
+#   bench/run.sh [--no-openssl35] [--no-tls] [--no-ssh] [--quick] [--publish [--class NAME]] [BENCH_ARGS...]
+#                                                                 e.g. bench/run.sh --sizes 16,16k
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . test/lib.sh
 
-openssl35=1 tls=1 ssh=1
+openssl35=1 tls=1 ssh=1 publish=0 quick=0 class=
 args=()
-for a in "$@"; do
-  case "$a" in
+command="bench/run.sh${*:+ $*}"
+while [ $# -gt 0 ]; do
+  case "$1" in
     --no-openssl35) openssl35=0 ;;
     --no-tls) tls=0 ;;
     --no-ssh) ssh=0 ;;
+    --publish) publish=1 ;;
+    --quick) quick=1 ;;
+    --class) [ $# -ge 2 ] || { echo "bench/run.sh: --class needs a name" >&2; exit 2; }
+      class=$2; shift ;;
+    --class=*) class=${1#--class=} ;;
     --csv) ;; # always: the CSV is written to a file, and printed as a table
-    *) args+=("$a") ;;
+    *) args+=("$1") ;;
   esac
+  shift
 done
+# Given first, so that BENCH_ARGS given on the command line win (bench takes the last one).
+quick_args=(--rounds 3 --time-per-round 20)
+if [ $quick -eq 1 ]; then
+  args=("${quick_args[@]}" --sizes 16,1k,16k,1m "${args[@]}")
+elif [ $publish -eq 1 ]; then
+  args=(--sizes 16,64,256,1k,1420,8k,16k,1m "${args[@]}")
+fi
 
 step() { printf '\n== %s\n' "$*"; }
+
+stage=build/bench/publish
+if [ $publish -eq 1 ]; then
+  # What the pages record about the start: before anything is built or written.
+  command -v python3 >/dev/null || { echo "bench/run.sh: --publish needs python3" >&2; exit 1; }
+  grep -q '<!-- perf:begin -->' README.md && grep -q '<!-- perf:end -->' README.md \
+    || { echo "bench/run.sh: README.md has no <!-- perf:begin --> / <!-- perf:end --> markers" >&2; exit 1; }
+  rm -rf "$stage"
+  mkdir -p "$stage"
+  dirty_files=$(git status --porcelain 2>/dev/null | awk '{ print $NF }' | tr '\n' ' ')
+  {
+    echo "command=$command"
+    echo "start_epoch=$(date +%s)"
+    echo "quick=$quick"
+    echo "commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)"
+    echo "subject=$(git log -1 --format=%s 2>/dev/null | cut -c1-100)"
+    echo "branch=$(git rev-parse --abbrev-ref HEAD 2>/dev/null || echo unknown)"
+    echo "dirty=$([ -n "$dirty_files" ] && echo 1 || echo 0)"
+    echo "dirty_files=$dirty_files"
+    echo "load_start=$(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "bench_args=${args[*]}"
+  } >"$stage/meta"
+  : >"$stage/libcrypto"
+fi
 
 step "Installing what is missing"
 if [ $openssl35 -eq 1 ]; then test/install-deps.sh --bench --src; else test/install-deps.sh --bench; fi
@@ -137,27 +188,73 @@ bench_csv() {
   shift
   step "Benchmark against $label's default provider"
   csv=build/bench/bench-$label.csv
-  env "$@" build/bench/bench --csv "${args[@]}" >"$csv"
+  env "$@" build/bench/bench --csv "${args[@]}" 2>&1 >"$csv" | tee "${csv%.csv}.log" >&2
   awk -F, 'NR == 1 { printf "%-16s %-5s %8s %12s %12s %7s %12s %8s\n", "cipher", "op", "bytes",
                        "aesfast GB/s", "default GB/s", "ratio", "aesfast GCM", "SIV/GCM"; next }
            { printf "%-16s %-5s %8s %12s %12s %7s %12s %8s\n", $1, $2, $3, $4,
                     $5 == "" ? "-" : $5, $6 == "" ? "-" : $6, $7 == "" ? "" : $7, $8 }' "$csv"
   csvs+=("$csv")
 }
+# publish_lib LABEL system|tree LIBRARY [ENV...]: for --publish, that run's CSV and header to the
+# stage, and the noise figure: the same benchmark with the default provider on both sides.
+noise_args=(--cipher AES-128-CTR --cipher AES-128-GCM --op bulk,seal --sizes 16,1k,16k,1m)
+[ $quick -eq 0 ] || noise_args=("${quick_args[@]}" "${noise_args[@]}")
+publish_lib() {
+  local label=$1 kind=$2 lib=$3
+  shift 3
+  [ $publish -eq 1 ] || return 0
+  cp "build/bench/bench-$label.csv" "build/bench/bench-$label.log" "$stage/"
+  echo "$label|$kind|$lib|$(sed -n 's/^libcrypto: *//p' "build/bench/bench-$label.log")" >>"$stage/libcrypto"
+  step "Noise: default against default ($label): build/bench/bench --provider default --reference default ${noise_args[*]}"
+  env "$@" build/bench/bench --provider default --reference default --csv --verbose \
+    "${noise_args[@]}" >"$stage/noise-$label.csv" 2>"$stage/noise-$label.log" \
+    || { cat "$stage/noise-$label.log" >&2; exit 1; }
+  awk -F, 'NR > 1 { printf "  %-12s %-5s %8s  default/default %s\n", $1, $2, $3, $6 }' "$stage/noise-$label.csv"
+}
+syslib=$(ldd build/bench/bench | awk '$1 ~ /^libcrypto\.so/ { print $3 }')
 bench_csv "openssl-$(openssl version | awk '{ print $2 }')"
+publish_lib "openssl-$(openssl version | awk '{ print $2 }')" system "$syslib"
 if [ -n "$tree" ]; then
   bench_csv "openssl-$(LD_LIBRARY_PATH=$tree "$tree/apps/openssl" version | awk '{ print $2 }')" \
     "LD_LIBRARY_PATH=$tree"
+  publish_lib \
+    "openssl-$(LD_LIBRARY_PATH=$tree "$tree/apps/openssl" version | awk '{ print $2 }')" tree \
+    "$(ls "$tree"/libcrypto.so.[0-9]* | head -n1)" "LD_LIBRARY_PATH=$tree"
+fi
+
+if [ $publish -eq 1 ]; then
+  kargs=(--fn ctr,gcm-seal,gcm-open,ghash,siv-seal,siv-open,polyval --sizes 16k,1m)
+  [ $quick -eq 0 ] || kargs=(--fn ctr,gcm-seal,gcm-open,ghash,siv-seal,siv-open,polyval --sizes 16k --ms 10
+                             --tier "$(sed -n 's/.*(aesfast-kernel: \([^)]*\)).*/\1/p' "${csvs[0]%.csv}.log")")
+  step "Kernels, called directly: build/bench/kernels --csv ${kargs[*]}; build/bench/kernels --insn"
+  build/bench/kernels --insn | tee "$stage/insn.txt"
+  build/bench/kernels --csv "${kargs[@]}" | tee "$stage/kernels.csv"
+  echo "kernels_args=${kargs[*]}" >>"$stage/meta"
+  echo "noise_args=${noise_args[*]}" >>"$stage/meta"
+  echo "cc=$(cc --version | head -n1)" >>"$stage/meta"
+  echo "buildtype=$(meson introspect --buildoptions build 2>/dev/null \
+    | python3 -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "buildtype"))' \
+    2>/dev/null || echo unknown)" >>"$stage/meta"
 fi
 
 if [ $tls -eq 1 ]; then
   step "nginx with and without aesfast: bench/tls.sh (a few minutes)"
-  bench/tls.sh --module build/aesfast.so --csv build/bench/tls.csv
+  tls_args=()
+  [ $quick -eq 0 ] || tls_args=(--bulk-mib 256 --chunk-mib 128 --rounds 1 --small-seconds 1)
+  if [ $publish -eq 1 ]; then
+    echo "tls_args=${tls_args[*]}" >>"$stage/meta"
+    bench/tls.sh --module build/aesfast.so --csv build/bench/tls.csv "${tls_args[@]}" | tee "$stage/tls.txt"
+    cp build/bench/tls.csv "$stage/"
+  else
+    bench/tls.sh --module build/aesfast.so --csv build/bench/tls.csv "${tls_args[@]}"
+  fi
 fi
 
 if [ $ssh -eq 1 ]; then
   step "OpenSSH with and without aesfast: bench/ssh.sh (a minute or two; more: bench/ssh.sh --mib 1024 --turns 8)"
-  bench/ssh.sh --module build/aesfast.so --csv build/bench/ssh.csv
+  ssh_args=()
+  [ $quick -eq 0 ] || ssh_args=(--mib 64 --turns 2)
+  bench/ssh.sh --module build/aesfast.so --csv build/bench/ssh.csv "${ssh_args[@]}"
 fi
 
 step "Plots: GB/s against message size, aesfast (solid) and the default provider (dashed)"
@@ -166,3 +263,10 @@ for csv in "${csvs[@]}"; do
   name=${csv##*/bench-}
   bench/plot.sh "$csv" "${csv%.csv}.svg" "aesfast vs ${name%.csv} default provider: $cpu, $(nproc) vCPUs, $(date -u +%F)"
 done
+
+if [ $publish -eq 1 ]; then
+  echo "end_epoch=$(date +%s)" >>"$stage/meta"
+  step "Publishing: bench/publish.py --stage $stage${class:+ --class $class}"
+  python3 bench/publish.py --stage "$stage" ${class:+--class "$class"}
+  git status --short -- doc/perf README.md
+fi

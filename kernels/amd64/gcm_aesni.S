@@ -69,6 +69,26 @@
  *   out-of-order core runs them side by side (where exactly a step sits in its round was
  *   measured not to matter).
  *
+ * The main loop per 16 blocks, by kind (GCM seal or open, AES-128, two iterations; counted from
+ * the source and the disassembly):
+ *   AES rounds (AESENC[LAST])        160 (AES-256: 224)
+ *   carry-less multiplies            52: 48 Karatsuba (3 per block), 4 reductions (2 per 8)
+ *   shuffles                         22: 16 PSHUFB (the data), 6 PSHUFD
+ *   XORs                             74 PXOR, and 30 scalar XORs (Karatsuba data sides, counters)
+ *   scalar counter work              30 BSWAP, 16 LEA, a few MOVs and ADDs
+ *   loads / stores                   ~100 vector (round keys, powers, data, counter blocks) and
+ *                                    ~45 scalar / 16 vector (the data) and 16 dwords (counters)
+ * GCM-SIV's open: the same without the PSHUFBs and BSWAPs; GHASH and POLYVAL alone: the 52
+ * multiplies and their XORs.
+ * What binds it (build/bench/kernels, 16 KiB, cycles per 16 blocks, AES-128): on AMD Zen 3 and
+ * Zen 5, PCLMULQDQ (one per 2 cycles): 52 x 2 = 104 is the floor; Zen 5 measured CTR 82.6
+ * (floor 80: AESENC 2 per cycle), GHASH and POLYVAL 103 (the floor), GCM 147.5; Zen 3 ~166
+ * (below). On the Intel Xeons measured this tier does not run (vaes-avx512 does).
+ * The numbers behind the choices: Karatsuba, 3 multiplies per block instead of 4 (16 fewer per
+ * 16 blocks: 32 cycles of the bound on AMD); 8 blocks per reduction, one per iteration (16 xmm
+ * registers hold 8 AES states beside the sums and temporaries, and no more); counters made in
+ * general-purpose registers and stored one iteration ahead (5% faster than PINSRD, below).
+ *
  * Port pressure (Zen 3, measured with microbenchmarks and by removing parts of this loop):
  *   AESENC issues 2 per cycle; PCLMULQDQ 1 per 2 cycles, and in this loop each one costs about
  *   two AESENC slots; other vector ops (PXOR, PSHUFB, PSHUFD) about half a slot. Of the ~83

@@ -31,6 +31,47 @@
  * the one-call functions (pushed and popped). Every function ends with VZEROUPPER. Round keys, H powers and keystream may stay in vector registers (see the
  * register policy in aesfast_kernel.h).
  *
+ * The main loops per 16 blocks, by kind (GCM seal or open, AES-128; counted from the source and
+ * the disassembly; open loads the data that seal takes as a memory operand, the same counts):
+ *                                512-bit (4 blocks a vector)       256-bit (2 blocks), _pub form
+ *   AES rounds (VAESENC[LAST])   40 (AES-256: 56)                  80 (AES-256: 112)
+ *   carry-less multiplies        13: 12 Karatsuba + 1 (a reduction 25: 24 + 1 (a reduction per
+ *                                per 32 blocks)                    32 blocks, over 2 iterations)
+ *   shuffles                     14: 8 VPSHUFB (4 counter, 4 data) 18: VPSHUFB (data, counters),
+ *                                4 VPUNPCK, 1 VPSHUFD, 1 extract   VPUNPCK, VPSHUFD, extracts
+ *   XORs                         19: 12 VPXORD, 6 VPTERNLOGD, 1    46 VPXOR (no three-way XOR)
+ *   counter adds (VPADDD)        4                                 8
+ *   loads / stores               16 (6 vectors of powers, 4.5      51 (round keys as memory
+ *                                round-key broadcasts, 4 data,     operands and broadcasts,
+ *                                the rest constants) / 4           powers, data) / 8
+ * GCM-SIV's open: the same without the data's VPSHUFBs (no byte reversal) and with the counters
+ * unshuffled; GHASH and POLYVAL alone: 13 (zmm) or 26 (ymm: 16 blocks per reduction) multiplies
+ * and their XORs. The tier's page, doc/perf/CLASS/, has the current cycles and bounds.
+ *
+ * What binds them (build/bench/kernels, 16 KiB, cycles per 16 blocks, AES-128):
+ *   - Intel Xeon, AVX-512 (family 6, models 167 and 207): VAESENC zmm issues on one port, once
+ *     per cycle, and every other vector operation on one of two: CTR 40 (its floor), GCM 47.5
+ *     against max(40 VAESENC, 90 vector operations / 2 = 45); AES-256 GCM 56-59, its VAESENCs.
+ *     256-bit there: three ports, 178 vector operations / 3 = 59.3 for GCM.
+ *   - AMD Zen 5 (family 26): VAESENC zmm 2 per cycle, VPCLMULQDQ one per 2 cycles at every width
+ *     (AES and XORs issue beside it): CTR 21.5 (floor 20), GHASH and POLYVAL 26.0 (13 x 2, the
+ *     multiplies exactly), GCM 33.7 (floor 26: VPCLMULQDQ binds), AES-256 GCM 38.8 (floor 28:
+ *     56 VAESENCs). 256-bit there: GCM 69.0 against the multiplies' 50.
+ *   - AMD Zen 3 (family 25; no AVX-512, so the 256-bit functions): VAES on ymm, VPCLMULQDQ one
+ *     per 2 cycles, which binds GCM: 25 x 2 = 50 at least.
+ * The numbers behind the choices:
+ *   - Karatsuba (below): 12 multiplies per 16 blocks instead of 16: 8 cycles of the bound where
+ *     VPCLMULQDQ costs 2 (AMD); on Intel the two measured even on AES-128, schoolbook 5% better
+ *     on AES-256: one variant, Karatsuba.
+ *   - 32 blocks per reduction (GCM, both widths): 1 multiply per 16 blocks for the reduction
+ *     instead of 2, and on ymm 185 vector operations per 16 blocks instead of 194.
+ *   - Counters: the native form (VPADDD on the reversed block, VPSHUFB back: 3 operations per
+ *     vector with rk[0]'s XOR) never branches on the counter, which may be secret (J0 of an IV
+ *     that is not 12 bytes). The big-endian form for a public counter (a branch on its low byte)
+ *     takes the 256-bit loop from 24 to 17 counter operations per 16 blocks (3-5% at 16 KiB,
+ *     Intel); on zmm it measured within the noise of the native form, so only the one-call
+ *     message kernel uses it.
+ *
  * The field, and why no bit reflection is needed
  *   GHASH works in GF(2^128) = GF(2)[x] / P(x), P = x^128 + x^7 + x^2 + x + 1, and stores the
  *   coefficient of x^0 in the top bit of byte 0 (SP 800-38D). Byte-reversing a block (one

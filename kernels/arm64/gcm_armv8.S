@@ -159,15 +159,27 @@
  * Tails (1..7 blocks) run one AES pass of 4 or 8 blocks (as ctr32_xor) and one hash pass with
  * H^n..H^1 and one reduction, not stitched. They read and write only the blocks they own.
  *
- * Cost per 8 blocks, counted in the disassembly (AES-128; AES-192 adds 35 and AES-256 69: the
- * extra rounds and their key loads):
- *                        armv8  EOR3  of which
- *   GCM seal and open     282    263   152 AESE/AESMC, 26 PMULL, 18 counter, 47 (28) XOR
- *   GCM-SIV open          267    248   152 AESE/AESMC, 26 PMULL, 11 counter, 48 (29) XOR
- *   GHASH loop             91     80
- *   POLYVAL loop           83     72
- * GCM-SIV open is 15 shorter than GCM: no rbit (8), and no REV32 of the counter blocks but one
- * MOV (7).
+ * The main loop per 16 blocks (two iterations), by kind, GCM seal or open, AES-128, counted in
+ * the disassembly (AES-192 adds 70 instructions and AES-256 138: the extra rounds and their key
+ * loads):
+ *   AES rounds              160 AESE + 144 AESMC (adjacent pairs, fused where the core fuses)
+ *   carry-less multiplies   52: 48 Karatsuba PMULL/PMULL2 (3 per block), 4 for 2 reductions
+ *   shuffles                52: 16 RBIT (the data), 16 REV32 (the counters), 16 TRN1/TRN2
+ *                           (Karatsuba data sides), 2 EXT and 2 ZIP1 (the reductions)
+ *   XORs                    94 EOR, or with FEAT_SHA3 38 EOR3 + 18 EOR
+ *   counter adds            16 ADD .4s
+ *   loads / stores          34 (LDP/LDR/LD1: data, powers, Karatsuba terms) / 4 ST1 of 4
+ *   in all                  564 instructions (526 with EOR3); GCM-SIV open 534 (496): no RBIT,
+ *                           and one MOV instead of REV32 per 8 counters; GHASH alone 182 (160),
+ *                           POLYVAL alone 166 (144).
+ * What binds it: not measured on arm64 hardware (qemu only; its timings say nothing). By the
+ * counts AES is 304 of the 564 and PMULL 52: where AESE/AESMC and PMULL share the same vector
+ * pipes, the AES pairs bind, and the hash is what the stitching hides in their gaps.
+ * The numbers behind the choices: Karatsuba, 3 PMULLs per block instead of 4 (16 fewer per 16
+ * blocks, for 16 TRN1/TRN2 and 8 EORs that make the data sides two blocks at a time); 8 blocks
+ * per reduction, one per AES iteration (8 AES states, 11 round keys, the counter and 12 hash
+ * registers are all 32), a reduction 9 instructions (7 with EOR3) per 8 blocks; the counter a
+ * vector with ADD .4s, and REV32 per block for GCM (2 instructions a block), none for GCM-SIV (1).
  */
 #include "asm_base.h"
 #include "armv8_macros.h"
