@@ -83,12 +83,7 @@ declare -A mpid spids
 stop_servers() {
   local p
   for p in "${mpid[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  for p in "${pgroups[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  for p in "${pgroups[@]}"; do
-    for _ in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL -- "-$p" 2>/dev/null || true
-    wait "$p" 2>/dev/null || true
-  done
+  stop_process_groups "${pgroups[@]}"
   pgroups=()
 }
 trap 'stop_servers; rm -rf "$tmp"' EXIT

@@ -80,13 +80,7 @@ unset OPENSSL_CONF OPENSSL_MODULES AESFAST_DEBUG http_proxy https_proxy HTTP_PRO
 tmp=$(mktemp -d /dev/shm/aesfast-tls.XXXXXX)
 pids=()
 stop_servers() {
-  local p
-  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do
-    for _ in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL -- "-$p" 2>/dev/null || true      # `timeout` leads the group: nginx's workers too
-    wait "$p" 2>/dev/null || true
-  done
+  stop_process_groups "${pids[@]}"
   pids=()
 }
 trap 'stop_servers; rm -rf "$tmp"' EXIT

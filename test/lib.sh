@@ -28,3 +28,16 @@ write_cnf() {
     fi
   } >"$1"
 }
+
+# stop_process_groups PID...: stops servers the scripts started, each the leader of its own
+# process group (`timeout`, `sshd -D`): TERM to each, up to 3 s for it to go, then KILL to its
+# whole group (nginx's workers, sshd's session processes), and reaps it.
+stop_process_groups() {
+  for _p in "$@"; do kill -TERM "$_p" 2>/dev/null || true; done
+  for _p in "$@"; do
+    for _ in $(seq 30); do kill -0 "$_p" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL -- "-$_p" 2>/dev/null || true
+    kill -KILL "$_p" 2>/dev/null || true
+    wait "$_p" 2>/dev/null || true
+  done
+}

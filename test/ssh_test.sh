@@ -105,14 +105,7 @@ unset OPENSSL_CONF OPENSSL_MODULES AESFAST_DEBUG SSH_AUTH_SOCK
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aesfast-ssh.XXXXXX")
 pgroups=()
 stop_servers() {
-  local p
-  for p in "${pgroups[@]}"; do kill -TERM "$p" 2>/dev/null; done
-  for p in "${pgroups[@]}"; do
-    for _ in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL -- "-$p" 2>/dev/null
-    kill -KILL "$p" 2>/dev/null
-    wait "$p" 2>/dev/null
-  done
+  stop_process_groups "${pgroups[@]}"
   pgroups=()
 }
 trap 'stop_servers; rm -rf "$tmp"' EXIT

@@ -66,16 +66,7 @@ unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY all_proxy
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aesfast-tls.XXXXXX")
 pids=()
 stop_servers() {
-  local p
-  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-  for p in "${pids[@]}"; do
-    for _ in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-    if kill -0 "$p" 2>/dev/null; then
-      kill -KILL -- "-$p" 2>/dev/null   # `timeout` leads its own process group: nginx's workers too
-      kill -KILL "$p" 2>/dev/null
-    fi
-    wait "$p" 2>/dev/null
-  done
+  stop_process_groups "${pids[@]}"
   pids=()
 }
 trap 'stop_servers; rm -rf "$tmp"' EXIT
