@@ -410,7 +410,8 @@ static int gcm_random(gcm_ctx *c, uint8_t *p, size_t n)
  * the invocation field then counts). So where that part was drawn in another fork generation
  * than this process's, the 64-bit invocation field (the IV's last 8 bytes; every path here has
  * ivlen >= 8) is drawn again before a message starts on it (receivers read the explicit nonce
- * from the record). 1, or 0 with an error raised and the IV finished. */
+ * from the record) when sealing; opening never draws. 1, or 0 with an error raised and the IV
+ * finished. */
 GCM_SLOW int gcm_fork_redraw(gcm_ctx *c)
 {
     uint64_t gen = aesfast_fork_generation(); /* before the draw: a fork after it redraws */
@@ -473,7 +474,7 @@ GCM_FAST int gcm_ready(gcm_ctx *c)
         return 1;
     if ((c->iv_state != IV_BUFFERED || !c->base.key_set) && !gcm_no_iv(c))
         return 0;
-    if (c->iv_managed && !gcm_fork_check(c)) /* tlsivfixed after a fork: a new invocation field */
+    if (c->base.enc && !gcm_fork_check(c)) /* tlsivfixed after a fork: a new invocation field */
         return 0;
     gcm_begin(c, c->base.enc);
     return 1;
@@ -577,7 +578,7 @@ static int gcm_tls_iv_inv(gcm_ctx *c, const uint8_t *in, size_t inlen)
 static int gcm_tls_iv_fixed(gcm_ctx *c, const uint8_t *iv, size_t len)
 {
     size_t ivlen = c->base.ivlen;
-    uint64_t gen = aesfast_fork_generation(); /* before the draw: a fork after it redraws */
+    uint64_t gen = 0; /* the fork generation of a drawn part (gcm_fork_check); 0: none drawn */
 
     if (len != (size_t)-1
         && (len < TLS_FIXED_IV || len > ivlen || ivlen - len < TLS_EXPLICIT_IV)) {
@@ -592,13 +593,16 @@ static int gcm_tls_iv_fixed(gcm_ctx *c, const uint8_t *iv, size_t len)
         memcpy(c->iv, iv, ivlen);
     } else {
         memcpy(c->iv, iv, len);
-        if (c->base.enc && !gcm_random(c, c->iv + len, ivlen - len)) {
-            gcm_end(c); /* a fixed part with a stale rest: not an IV to use */
-            return 0;
+        if (c->base.enc) {
+            gen = aesfast_fork_generation(); /* before the draw: a fork after it redraws */
+            if (!gcm_random(c, c->iv + len, ivlen - len)) {
+                gcm_end(c); /* a fixed part with a stale rest: not an IV to use */
+                return 0;
+            }
         }
     }
     c->iv_managed = 1;
-    c->iv_fork_gen = c->iv_generated ? gen : 0; /* a drawn part: drawn again in a child */
+    c->iv_fork_gen = gen; /* a drawn part is drawn again in a child (gcm_fork_check) */
     return 1;
 }
 
@@ -708,6 +712,7 @@ AESFAST_HOOK void gcm_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv
     b->ivlen = ivlen;
     gcm_new_iv(c);
     c->iv_managed = 0;
+    c->iv_fork_gen = 0;
     c->iv_generated = 0;
 }
 
