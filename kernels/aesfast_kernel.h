@@ -293,9 +293,9 @@ typedef struct aesfast_aead_kernel {
 typedef struct aesfast_gcm_groups {
     uint8_t lanes;  /* the most data blocks the end of a message (gcm_*_last) takes */
     uint8_t blocks; /* the most blocks it hashes in all, queued, data and lengths (its powers) */
-    uint8_t group;  /* the stitched kernels' group: a longer message leaves the end what is past
-                     * its whole groups, or half a group more where that and a partial block
-                     * are more than lanes */
+    uint8_t group;  /* the stitched kernels' group, a power of two (1 or 8): a longer message
+                     * leaves the end what is past its whole groups, or half a group more
+                     * where that and a partial block are more than lanes */
 } aesfast_gcm_groups;
 
 /* The composer's own end of a message in C, for a tier without gcm_*_last: the data's whole

@@ -103,9 +103,9 @@ gcm_composed(const aesfast_kernel *k, int seal, const aesfast_key *key,
         k->gcm.hash(hkey, msg->acc, msg->queue, msg->nqueue);
         msg->nqueue = 0;
     }
-    tail = whole % g->group;
+    tail = whole & (size_t)(g->group - 1); /* a power of two: no division per message */
     if (tail + (blocks - whole) > g->lanes)
-        tail -= g->group / 2;
+        tail -= g->group >> 1;
     done = whole - tail;
     if (done != 0) { /* from J0 + 1 */
         memcpy(ctr, msg->j0, AESFAST_BLOCK);
