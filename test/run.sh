@@ -59,7 +59,7 @@ left_out=() left_out_skipped=0 # what the options leave out, reported at the end
 [ $ossl_suite -eq 1 ] && [ $openssl35 -eq 0 ] && { ossl_suite=0; left_out+=("OpenSSL's own test suite, which runs on the 3.5 build; counts as skipped (--no-openssl-builds)"); left_out_skipped=$((left_out_skipped + 1)); }
 [ $ossl_suite -eq 0 ] && [ $openssl35 -eq 1 ] && { left_out+=("OpenSSL's own test suite; counts as skipped (--no-openssl-suite)"); left_out_skipped=$((left_out_skipped + 1)); }
 
-deps=()
+deps=(--bench) # gnuplot for the publish test (and h2load: small)
 [ $fuzz -eq 1 ] && deps+=(--fuzz)
 [ $arm64 -eq 1 ] && deps+=(--arm64)
 [ $openssl35 -eq 1 ] && deps+=(--src)

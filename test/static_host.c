@@ -142,7 +142,6 @@ static void random_ivs(void)
         CHECK(ok, "random IV %d: sealing failed", i);
         CHECK(!ok || i == 0 || memcmp(iv, prev, 12) != 0, "random IV %d: the same IV again", i);
         memcpy(prev, iv, 12);
-        ok = ok && one_message(ref, 0, key, iv, NULL, 0, NULL, tag) == 0; /* no AAD was given */
         if (ok) {
             EVP_CIPHER_CTX *o = EVP_CIPHER_CTX_new();
 
