@@ -70,15 +70,6 @@ static uint64_t rotr64(uint64_t x, unsigned n)
     return (x >> n) | (x << (64 - n)); /* n is always 16 or 32 here */
 }
 
-/* Zero memory in a way the compiler may not drop as a dead store. */
-static void wipe(void *p, size_t n)
-{
-    volatile uint8_t *v = (volatile uint8_t *)p;
-
-    while (n--)
-        *v++ = 0;
-}
-
 /* ---- layout conversion --------------------------------------------------------------------- */
 
 /* Bytes 0..3 of x go to bytes 0, 2, 4, 6 of the result; odd bytes are zero. */
@@ -404,7 +395,7 @@ static uint32_t sub_word(uint32_t w)
     for (int b = 0; b < 8; b++)
         for (int j = 0; j < 4; j++)
             out |= (uint32_t)((q[b] >> j) & 1) << (8 * j + b);
-    wipe(q, sizeof(q));
+    aesfast_wipe(q, sizeof(q));
     return out;
 }
 
@@ -420,7 +411,7 @@ void aesfast_generic_set_key(aesfast_key *key, const uint8_t *raw, size_t keylen
 
     /* The provider only passes valid lengths; anything else must not overflow w[]. */
     if (keylen != 16 && keylen != 24 && keylen != 32) {
-        wipe(key, sizeof(*key));
+        aesfast_wipe(key, sizeof(*key));
         return;
     }
     for (unsigned i = 0; i < nk; i++)
@@ -449,8 +440,8 @@ void aesfast_generic_set_key(aesfast_key *key, const uint8_t *raw, size_t keylen
         to_bitsliced(key->bitsliced + 8 * r, rk4);
     }
 
-    wipe(w, sizeof(w));
-    wipe(rk4, sizeof(rk4));
+    aesfast_wipe(w, sizeof(w));
+    aesfast_wipe(rk4, sizeof(rk4));
 }
 
 /* ---- block and counter-mode entry points --------------------------------------------------- */
@@ -468,8 +459,8 @@ void aesfast_generic_encrypt_block(const aesfast_key *key, const uint8_t in[16],
     from_bitsliced(buf, q);
     memcpy(out, buf, 16);
 
-    wipe(buf, sizeof(buf));
-    wipe(q, sizeof(q));
+    aesfast_wipe(buf, sizeof(buf));
+    aesfast_wipe(q, sizeof(q));
 }
 
 /* CTR over 32-bit counters in either of the two formats of aesfast_kernel.h: GCM's big-endian
@@ -520,8 +511,8 @@ static void ctr32_xor_fmt(const aesfast_key *key, const uint8_t ctr[16], const u
         nblocks -= n;
     }
 
-    wipe(blocks, sizeof(blocks));
-    wipe(q, sizeof(q));
+    aesfast_wipe(blocks, sizeof(blocks));
+    aesfast_wipe(q, sizeof(q));
 }
 
 void aesfast_generic_ctr32_xor(const aesfast_key *key, const uint8_t ctr[16], const uint8_t *in,

@@ -13,14 +13,6 @@
 
 #include "aesfast_kernel.h"
 
-/* Zeroes a secret on the stack: an empty asm that may read it keeps the store from being
- * dropped as dead. */
-static void wipe(void *p, size_t n)
-{
-    memset(p, 0, n);
-    __asm__ __volatile__("" : : "r"(p) : "memory");
-}
-
 /* aesfast_gcm_last_fn's contract in C: the data's whole blocks from one counter call, queued
  * (the input, before an in-place output overwrites it, when opening); the partial block and
  * E(J0) single blocks; the queue and the lengths block (in the queue's spare block) one hash
@@ -68,8 +60,8 @@ static __attribute__((noinline)) void gcm_end_c(const aesfast_kernel *k, int sea
     k->encrypt_block(key, msg->j0, ks);
     for (int i = 0; i < AESFAST_BLOCK; i++)
         msg->tag[i] = acc[i] ^ ks[i];
-    wipe(ks, sizeof(ks));
-    wipe(acc, sizeof(acc));
+    aesfast_wipe(ks, sizeof(ks));
+    aesfast_wipe(acc, sizeof(acc));
 }
 
 /* The end of a message: the tier's, or gcm_end_c (out of line: the C tiers' path). */
@@ -164,5 +156,5 @@ void aesfast_gcmsiv_derive(const aesfast_kernel *k, const aesfast_key *key,
         memcpy(j == 0 ? auth : t.enc + 8 * (j - 2), &v, 16);
     }
     k->set_key(enc_key, t.enc, keylen);
-    wipe(&t, sizeof(t));
+    aesfast_wipe(&t, sizeof(t));
 }
