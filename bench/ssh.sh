@@ -102,7 +102,7 @@ declare -A port
 for side in "${sides[@]}"; do
   ok=0
   for _ in 1 2 3; do
-    port[$side]=$(ssh_free_port)
+    port[$side]=$(free_port)
     ssh_sshd_config "$tmp" "srv-$side" "${port[$side]}" DEBUG1
     r=0
     ssh_start "$tmp" "srv-$side" "${cnf[$side]}" 3600 "AESFAST_DEBUG=file:$tmp/srv-$side.log" || r=$?

@@ -41,3 +41,12 @@ stop_process_groups() {
     wait "$_p" 2>/dev/null || true
   done
 }
+
+# free_port: a TCP port on 127.0.0.1 that nothing listens on now (the kernel's choice).
+free_port() {
+  if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+  else
+    echo $((20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000))
+  fi
+}

@@ -119,14 +119,6 @@ ssh_wait_gone() {
   return 1
 }
 
-ssh_free_port() {
-  if command -v python3 >/dev/null 2>&1; then
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-  else
-    echo $((20000 + RANDOM % 40000))
-  fi
-}
-
 # ssh_alg_of CIPHER: the EVP name aesfast logs for an OpenSSH cipher ("-" for one aesfast does not
 # offer, such as chacha20-poly1305@openssh.com; "?" for an unknown one).
 ssh_alg_of() {

@@ -136,7 +136,7 @@ declare -A sport listener
 for side in aesfast default; do
   up=0
   for _ in 1 2 3; do
-    sport[$side]=$(ssh_free_port)
+    sport[$side]=$(free_port)
     ssh_sshd_config "$tmp" "srv-$side" "${sport[$side]}" DEBUG1
     ssh_start "$tmp" "srv-$side" "${scnf[$side]}" 600 "AESFAST_DEBUG=file:$tmp/srv-$side.log"
     r=$?

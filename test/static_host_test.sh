@@ -55,28 +55,8 @@ if command -v readelf >/dev/null; then
     | awk '$8 ~ /^OPENSSL_init_crypto@/ && $7 == "UND" && $2 !~ /^0+$/ { found = 1 }
            END { exit !found }' || fail "nopie_host has no stub for OPENSSL_init_crypto"
 fi
-cat >"$tmp/openssl.cnf" <<EOF
-openssl_conf = openssl_init
-config_diagnostics = 1
-
-[openssl_init]
-providers = provider_sect
-alg_section = evp_properties
-
-[provider_sect]
-default = default_sect
-aesfast = aesfast_sect
-
-[default_sect]
-activate = 1
-
-[aesfast_sect]
-module = $module
-activate = 1
-
-[evp_properties]
-default_properties = ?provider=aesfast
-EOF
+. "$src/lib.sh"
+write_cnf "$tmp/openssl.cnf" aesfast "$module" "?provider=aesfast" # the drop-in, as deployed
 
 # run NAME LD_LIBRARY_PATH PROGRAM MODULE_VERSION [ARG]: one run and its checks.
 run() {

@@ -174,13 +174,6 @@ until_up() {
 }
 accept_line() { grep -q '^ACCEPT ' "$1" 2>/dev/null; }
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-free_port() {
-  if command -v python3 >/dev/null 2>&1; then
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-  else
-    echo $((20000 + RANDOM % 40000))
-  fi
-}
 
 # The certificate (ECDSA P-256, for localhost and 127.0.0.1) and the payload.
 # (With the default-only cnf: a tree's openssl has no openssl.cnf of its own, which req needs.)
