@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""links_test: every relative link in README.md and doc/*.md resolves.
+"""links_test: every relative link in README.md and doc/**/*.md resolves.
 
   test/links_test.py SOURCE_DIR [FILE.md ...]
 
@@ -219,7 +219,7 @@ def main():
         return 1
     print("ok - self-test: a broken file link, a broken anchor and a missing reference are found")
     files = sys.argv[2:] or ([os.path.join(root, "README.md")]
-                             + sorted(glob.glob(os.path.join(root, "doc", "*.md"))))
+                             + sorted(glob.glob(os.path.join(root, "doc", "**", "*.md"), recursive=True)))
     problems, count = run(root, files)
     for p in problems:
         print("not ok - " + p)
