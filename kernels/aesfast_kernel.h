@@ -19,10 +19,11 @@
  *
  *   hash_init      H (the hash key, as 16 bytes) -> the tier's table of H's powers, in an
  *                  aesfast_hash_key whose layout only that tier knows.
- *   hash_init_few  the same, but only what hash calls of at most AESFAST_HASH_FEW blocks read
- *                  (GCM-SIV derives H per nonce, and a small message needs few powers).
- *                  Optional (aesfast_hash_init_few): a tier whose table has no more than
- *                  AESFAST_HASH_FEW powers, and GCM (H per key), have NULL.
+ *   hash_init_few  the same, but only what hash calls of at most AESFAST_HASH_FEW blocks read,
+ *                  and GCM's one-call message of at most that many blocks in all (GCM-SIV
+ *                  derives H per nonce, a GCM context may be keyed per message, and a small
+ *                  message needs few powers). Optional (aesfast_hash_init_few): a tier whose
+ *                  table has no more than AESFAST_HASH_FEW powers has NULL.
  *   hash           acc = the universal hash of acc and nblocks whole blocks (AAD, lengths).
  *   ctr            the mode's counter: ctr32_xor for GCM.
  *   ctr_then_hash  out = in XOR keystream, then acc = hash(acc, out): GCM's seal (and, with
@@ -295,6 +296,8 @@ typedef struct aesfast_aead_kernel {
     aesfast_aead_crypt_fn *hash_then_ctr;
     aesfast_aead_crypt_fn *ctr_then_hash_pub; /* for a public counter (see above), or NULL */
     aesfast_aead_crypt_fn *hash_then_ctr_pub;
+    uint16_t few_lo, few_hi; /* the bytes of the table hash_init_few writes, [lo, hi): what a
+                              * context copies and wipes of a table made that way */
 } aesfast_aead_kernel;
 
 /* The block counts the composer of GCM's one-call message (aesfast_gcm_msg_crypt) relies on. */
@@ -315,6 +318,9 @@ typedef struct aesfast_gcm_groups {
 /* One tier's kernels, chosen once per provider instance (provider/dispatch.c). */
 typedef struct aesfast_kernel {
     const char *name; /* "generic", "aesni", "vaes-avx2", "vaes-avx512", "armv8", "armv8-sha3" */
+    size_t key_bytes; /* the bytes of an aesfast_key, from its start, that the tier's functions
+                       * read and write: AESFAST_KEY_BITSLICED (the round keys and their count)
+                       * on every tier but generic, whose bitsliced round keys follow them */
     aesfast_set_key_fn *set_key;
     aesfast_encrypt_block_fn *encrypt_block;
     aesfast_ctr32_xor_fn *ctr32_xor;
@@ -374,6 +380,7 @@ aesfast_ctr32_xor_fn aesfast_vaes_avx2_ctr32_xor;
 aesfast_ctr32_xor_fn aesfast_vaes_avx512_ctr32_xor;
 /* kernels/amd64/gcm_vaes.S: VPCLMULQDQ GHASH and VAES GCM, stitched, ymm and zmm from one source. */
 aesfast_hash_init_fn aesfast_vaes_avx2_ghash_init;
+aesfast_hash_init_fn aesfast_vaes_avx2_ghash_init_few;
 aesfast_hash_fn aesfast_vaes_avx2_ghash;
 aesfast_aead_crypt_fn aesfast_vaes_avx2_gcm_ctr_then_hash;
 aesfast_aead_crypt_fn aesfast_vaes_avx2_gcm_hash_then_ctr;
@@ -384,6 +391,7 @@ aesfast_aead_crypt_fn aesfast_vaes_avx2_gcm_hash_then_ctr_pub;
 aesfast_gcm_last_fn aesfast_vaes_avx2_gcm_seal_last;
 aesfast_gcm_last_fn aesfast_vaes_avx2_gcm_open_last;
 aesfast_hash_init_fn aesfast_vaes_avx512_ghash_init;
+aesfast_hash_init_fn aesfast_vaes_avx512_ghash_init_few;
 aesfast_hash_fn aesfast_vaes_avx512_ghash;
 aesfast_aead_crypt_fn aesfast_vaes_avx512_gcm_ctr_then_hash;
 aesfast_aead_crypt_fn aesfast_vaes_avx512_gcm_hash_then_ctr;

@@ -32,9 +32,14 @@
  * whose 64-byte loads then stay within a cache line each. c->pad is how far in it starts: an
  * offset, not a pointer, so that a copy of the bytes is still a context once its own pad is set.
  */
-static size_t ctx_alloc_size(const aesfast_mode *mode)
+static size_t round_to_align(size_t n)
 {
-    return mode->ctx_size + AESFAST_CTX_ALIGN - 1;
+    return (n + AESFAST_CTX_ALIGN - 1) & ~(size_t)(AESFAST_CTX_ALIGN - 1);
+}
+
+static size_t ctx_alloc_size(size_t size)
+{
+    return size + AESFAST_CTX_ALIGN - 1;
 }
 
 static aesfast_cipher_ctx *ctx_place(unsigned char *raw)
@@ -50,15 +55,28 @@ void *aesfast_cipher_newctx(void *provctx, const aesfast_mode *mode, size_t keyl
 {
     const aesfast_prov *prov = provctx;
     const char *name = mode->names[(keylen - 16) / 8];
-    unsigned char *raw = OPENSSL_zalloc(ctx_alloc_size(mode));
+    size_t key_off = round_to_align(mode->ctx_size);
+    size_t key_stride = round_to_align(prov->kernel->key_bytes);
+    size_t size = key_off + mode->nkeys * key_stride;
+    unsigned char *raw = mode->clear != NULL ? OPENSSL_malloc(ctx_alloc_size(size))
+                                             : OPENSSL_zalloc(ctx_alloc_size(size));
     aesfast_cipher_ctx *c;
 
     if (raw == NULL) {
         AESFAST_RAISE(prov, AESFAST_R_OUT_OF_MEMORY, "%s context of %zu bytes", name,
-                      ctx_alloc_size(mode));
+                      ctx_alloc_size(size));
         return NULL;
     }
     c = ctx_place(raw);
+    if (mode->clear != NULL) {
+        size_t pad = c->pad;
+
+        mode->clear(c); /* (reads nothing of c) */
+        c->pad = pad;
+    }
+    c->key_off = (uint32_t)key_off;
+    c->key_stride = (uint32_t)key_stride;
+    c->size = size;
     c->prov = prov;
     c->kernel = prov->kernel;
     c->mode = mode;
@@ -68,29 +86,43 @@ void *aesfast_cipher_newctx(void *provctx, const aesfast_mode *mode, size_t keyl
     return c;
 }
 
+/* The context wiped whole, then freed. aesfast_wipe (memset and a compiler barrier) in place of
+ * OPENSSL_clear_free: the same guarantee, but OPENSSL_cleanse stores 8 bytes at a time, and for
+ * a context of a few KiB that was most of the cost of a context made and freed per message. */
 void aesfast_cipher_freectx(void *vctx)
 {
     aesfast_cipher_ctx *c = vctx;
 
-    if (c != NULL)
-        OPENSSL_clear_free((unsigned char *)c - c->pad, ctx_alloc_size(c->mode));
+    if (c != NULL) {
+        unsigned char *raw = (unsigned char *)c - c->pad;
+
+        if (c->mode->wipe != NULL)
+            c->mode->wipe(c);
+        else
+            aesfast_wipe(c, c->size);
+        OPENSSL_free(raw);
+    }
 }
 
-/* A copy: aesfast contexts hold no pointers into themselves (pad is an offset, set anew). */
+/* A copy: aesfast contexts hold no pointers into themselves (pad and the keys' place are
+ * offsets; pad is set anew). */
 void *aesfast_cipher_dupctx(void *vctx)
 {
     const aesfast_cipher_ctx *c = vctx;
-    unsigned char *raw = OPENSSL_malloc(ctx_alloc_size(c->mode));
+    unsigned char *raw = OPENSSL_malloc(ctx_alloc_size(c->size));
     aesfast_cipher_ctx *dup;
 
     if (raw == NULL) {
         AESFAST_RAISE(c->prov, AESFAST_R_OUT_OF_MEMORY, "%s context of %zu bytes", c->name,
-                      ctx_alloc_size(c->mode));
+                      ctx_alloc_size(c->size));
         return NULL;
     }
     dup = ctx_place(raw);
     size_t pad = dup->pad;
-    memcpy(dup, c, c->mode->ctx_size);
+    if (c->mode->copy != NULL)
+        c->mode->copy(dup, c);
+    else
+        memcpy(dup, c, c->size);
     dup->pad = pad;
     return dup;
 }
@@ -116,7 +148,7 @@ int aesfast_cipher_refuse_lengths(const aesfast_cipher_ctx *c, const aesfast_mod
 
 void aesfast_cipher_set_key(aesfast_cipher_ctx *c, const unsigned char *key)
 {
-    c->kernel->set_key(&c->key, key, c->keylen);
+    c->kernel->set_key(aesfast_ctx_key(c, 0), key, c->keylen);
     c->key_set = 1;
     aesfast_debug("%s: key setup on kernel %s", c->name, c->kernel->name);
 }

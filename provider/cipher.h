@@ -118,18 +118,30 @@ typedef struct aesfast_cipher_ctx aesfast_cipher_ctx;
 typedef struct aesfast_mode {
     const char *names[3];          /* by key size: AES-128-..., AES-192-..., AES-256-... */
     size_t ctx_size;               /* the mode's context, which begins with aesfast_cipher_ctx */
+    unsigned int nkeys;            /* expanded keys after it (aesfast_ctx_key) */
     unsigned int evp_mode;         /* EVP_CIPH_*_MODE */
     int aead;                      /* 1: an update with out == NULL is AAD */
     size_t ivlen;                  /* the IV length a new context has */
     size_t ivlen_min, ivlen_max;   /* the IV lengths init takes */
+    /* Optional (NULL: the whole context, c->size bytes): what a new context zeroes, a copy
+     * copies (after which cipher.c sets the copy's pad) and a free wipes, for a mode whose
+     * context has large parts that are public or used only in part. */
+    void (*clear)(aesfast_cipher_ctx *c);
+    void (*copy)(aesfast_cipher_ctx *dst, const aesfast_cipher_ctx *src);
+    void (*wipe)(aesfast_cipher_ctx *c);
 } aesfast_mode;
 
 /* The alignment of every context (cipher.c): a mode may align its members up to it. */
 #define AESFAST_CTX_ALIGN 64
 
-/* The start of every mode's context. */
+/*
+ * The start of every mode's context. The mode's keys follow the mode's own part, each of the
+ * size its tier uses (aesfast_kernel.key_bytes, rounded up to AESFAST_CTX_ALIGN): a hardware
+ * tier's expanded key is 256 bytes, the portable tier's, with its bitsliced round keys, 1216. So
+ * a context is no larger than what it holds, and making, copying and wiping it costs no more.
+ * Offsets, not pointers: a copy of the bytes is a context.
+ */
 struct aesfast_cipher_ctx {
-    aesfast_key key;               /* first: at the context's AESFAST_CTX_ALIGN boundary */
     const aesfast_prov *prov;
     const aesfast_kernel *kernel;  /* the provider instance's tier */
     const aesfast_mode *mode;
@@ -138,8 +150,16 @@ struct aesfast_cipher_ctx {
     size_t ivlen;                  /* the "ivlen" parameter */
     int enc;                       /* the direction of the last init */
     int key_set;
+    uint32_t key_off, key_stride;  /* key i at key_off + i * key_stride (aesfast_ctx_key) */
+    size_t size;                   /* the context's bytes: the mode's part and its keys */
     size_t pad;                    /* where the context starts in its allocation (cipher.c) */
 };
+
+/* The context's key i (0: the key given; a mode with more has its derived keys after it). */
+static inline aesfast_key *aesfast_ctx_key(const aesfast_cipher_ctx *c, unsigned int i)
+{
+    return (aesfast_key *)(void *)((unsigned char *)c + c->key_off + i * c->key_stride);
+}
 
 /*
  * A mode's hooks, which the shared functions below call:
@@ -324,17 +344,22 @@ aesfast_param_result aesfast_param_set_iv(OSSL_PARAM *p, const uint8_t *iv, size
  * <mode>_settable, and the update, final and EVP_Cipher functions <mode>_update, _final and
  * _cipher.
  * suffix names it ("GCM": "AES-128-GCM" ...); evp_mode is EVP_CIPH_*_MODE; aead is 1 for an
- * AEAD mode; ivlen the IV length of a new context, init taking ivmin..ivmax bytes.
+ * AEAD mode; ivlen the IV length of a new context, init taking ivmin..ivmax bytes; nkeys the
+ * expanded keys the context holds (aesfast_ctx_key); then, optionally, the descriptor's hooks
+ * (.clear = ..., .copy = ..., .wipe = ...).
  */
-#define AESFAST_CIPHER(mode, ctx_type, suffix, evp_mode_, aead_, ivlen_, ivmin, ivmax)         \
+#define AESFAST_CIPHER(mode, ctx_type, suffix, evp_mode_, aead_, ivlen_, ivmin, ivmax, nkeys_, \
+                       ...)                                                                    \
     static const aesfast_mode mode##_mode = {                                                  \
         .names = {"AES-128-" suffix, "AES-192-" suffix, "AES-256-" suffix},                   \
         .ctx_size = sizeof(ctx_type),                                                          \
+        .nkeys = (nkeys_),                                                                     \
         .evp_mode = (evp_mode_),                                                               \
         .aead = (aead_),                                                                       \
         .ivlen = (ivlen_),                                                                     \
         .ivlen_min = (ivmin),                                                                  \
         .ivlen_max = (ivmax),                                                                  \
+        __VA_ARGS__                                                                            \
     };                                                                                         \
     static int mode##_einit_(void *vctx, const unsigned char *key, size_t keylen,              \
                              const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[]) \

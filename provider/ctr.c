@@ -60,7 +60,7 @@ static void ctr_blocks(ctr_ctx *c, const uint8_t *in, uint8_t *out, size_t nbloc
         uint64_t before_wrap = ((uint64_t)1 << 32) - (uint32_t)load_be64(c->ctr + 8);
         size_t n = nblocks < before_wrap ? nblocks : (size_t)before_wrap;
 
-        c->base.kernel->ctr32_xor(&c->base.key, c->ctr, in, out, n);
+        c->base.kernel->ctr32_xor(aesfast_ctx_key(&c->base, 0), c->ctr, in, out, n);
         ctr_add(c->ctr, n);
         in += n * AESFAST_BLOCK;
         out += n * AESFAST_BLOCK;
@@ -81,7 +81,7 @@ static void ctr_xor(ctr_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
     out += nblocks * AESFAST_BLOCK;
     len %= AESFAST_BLOCK;
     if (len > 0) {
-        ks_tail(&c->ks, c->base.kernel, &c->base.key, c->ctr, in, out, len);
+        ks_tail(&c->ks, c->base.kernel, aesfast_ctx_key(&c->base, 0), c->ctr, in, out, len);
         ctr_add(c->ctr, 1);
     }
 }
@@ -222,4 +222,4 @@ static const OSSL_PARAM ctr_settable[] = {
 };
 
 AESFAST_CIPHER(ctr, ctr_ctx, "CTR", EVP_CIPH_CTR_MODE, 0, AESFAST_BLOCK, AESFAST_BLOCK,
-               AESFAST_BLOCK);
+               AESFAST_BLOCK, 1);

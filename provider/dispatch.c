@@ -189,8 +189,7 @@ typedef struct {
 /* The GCM and GCM-SIV tables of a tier whose functions are named aesfast_<prefix>_ghash_init
  * and so on; hash_prefix names the hash-loop variant (armv8-sha3 shares armv8's tables and
  * counters, and has its own EOR3 loops). Optional entries are left out (NULL: see
- * aesfast_kernel.h): GCM's hash_init_few (its hash key is per key, not per nonce), GCM-SIV's
- * where the tier has one table, and the forms for a public counter but where GCM_KERNELS_PUB
+ * aesfast_kernel.h): hash_init_few where the tier has one table, and the forms for a public counter but where GCM_KERNELS_PUB
  * names the tier's _pub ones (GCM-SIV's counter is the tag: never public). */
 #define GCM_KERNELS(prefix, hash_prefix, ctr_fn)                                               \
     .hash_init = aesfast_##prefix##_ghash_init, .hash = aesfast_##hash_prefix##_ghash,         \
@@ -206,7 +205,7 @@ typedef struct {
     .ctr_then_hash = aesfast_##hash_prefix##_gcmsiv_ctr_then_hash
 
 static const tier tier_generic = {
-    .k = {.name = "generic", .set_key = aesfast_generic_set_key,
+    .k = {.name = "generic", .key_bytes = sizeof(aesfast_key), .set_key = aesfast_generic_set_key,
           .encrypt_block = aesfast_generic_encrypt_block, .ctr32_xor = aesfast_generic_ctr32_xor,
           .gcm = {GCM_KERNELS(generic, generic, aesfast_generic_ctr32_xor)},
           .gcmsiv = {GCMSIV_KERNELS(generic, generic)},
@@ -215,13 +214,19 @@ static const tier tier_generic = {
 };
 
 #if defined(__x86_64__) && defined(AESFAST_ASM)
+/* The bytes hash_init_few writes (kernels/amd64/gcm_vaes.S's table layout): 512-bit, H'^8..H'^1
+ * at 16 (32 - k) and the zeros the tails read past H'^1; 256-bit, H'^8..H'^1 at 16 (16 - k)
+ * and their Karatsuba terms 256 bytes on. */
+#define FEW_512 .few_lo = 16 * 24, .few_hi = 512 + 64
+#define FEW_256 .few_lo = 16 * 8, .few_hi = 256 + 16 * 16
 static const tier tier_vaes_avx512 = {
-    .k = {.name = "vaes-avx512", .set_key = aesfast_aesni_set_key,
+    .k = {.name = "vaes-avx512", .key_bytes = AESFAST_KEY_BITSLICED, .set_key = aesfast_aesni_set_key,
           .encrypt_block = aesfast_aesni_encrypt_block,
           .ctr32_xor = aesfast_vaes_avx512_ctr32_xor,
-          .gcm = {GCM_KERNELS(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_ctr32_xor)},
+          .gcm = {GCM_KERNELS(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_ctr32_xor),
+                  .hash_init_few = aesfast_vaes_avx512_ghash_init_few, FEW_512},
           .gcmsiv = {GCMSIV_KERNELS(vaes_avx512, vaes_avx512),
-                     .hash_init_few = aesfast_vaes_avx512_polyval_init_few},
+                     .hash_init_few = aesfast_vaes_avx512_polyval_init_few, FEW_512},
           .gcmsiv_derive = aesfast_aesni_gcmsiv_derive,
           .gcm_seal_msg = aesfast_vaes_avx512_gcm_seal_msg,
           .gcm_open_msg = aesfast_vaes_avx512_gcm_open_msg,
@@ -237,18 +242,19 @@ static const tier tier_vaes_avx512 = {
     .gcm_open_last = aesfast_##prefix##_gcm_open_last,                                         \
     .gcm_groups = {.lanes = 7, .blocks = powers, .group = 8}
 static const tier tier_vaes_avx2 = {
-    .k = {.name = "vaes-avx2", .set_key = aesfast_aesni_set_key,
+    .k = {.name = "vaes-avx2", .key_bytes = AESFAST_KEY_BITSLICED, .set_key = aesfast_aesni_set_key,
           .encrypt_block = aesfast_aesni_encrypt_block, .ctr32_xor = aesfast_vaes_avx2_ctr32_xor,
-          .gcm = {GCM_KERNELS_PUB(vaes_avx2)},
+          .gcm = {GCM_KERNELS_PUB(vaes_avx2), .hash_init_few = aesfast_vaes_avx2_ghash_init_few,
+                  FEW_256},
           .gcmsiv = {GCMSIV_KERNELS(vaes_avx2, vaes_avx2),
-                     .hash_init_few = aesfast_vaes_avx2_polyval_init_few},
+                     .hash_init_few = aesfast_vaes_avx2_polyval_init_few, FEW_256},
           .gcmsiv_derive = aesfast_aesni_gcmsiv_derive, GCM_LAST(vaes_avx2, 16),
           .gcmsiv_seal_short = aesfast_aesni_gcmsiv_seal_short,
           .gcmsiv_open_short = aesfast_aesni_gcmsiv_open_short, .gcmsiv_short_blocks = 18},
     .needs = F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_VAES | F_VPCLMUL | F_BMI2,
 };
 static const tier tier_aesni = {
-    .k = {.name = "aesni", .set_key = aesfast_aesni_set_key,
+    .k = {.name = "aesni", .key_bytes = AESFAST_KEY_BITSLICED, .set_key = aesfast_aesni_set_key,
           .encrypt_block = aesfast_aesni_encrypt_block, .ctr32_xor = aesfast_aesni_ctr32_xor,
           .gcm = {GCM_KERNELS(aesni, aesni, aesfast_aesni_ctr32_xor)},
           .gcmsiv = {GCMSIV_KERNELS(aesni, aesni)},
@@ -261,7 +267,7 @@ static const tier tier_aesni = {
 
 #if defined(__aarch64__) && defined(AESFAST_ASM)
 static const tier tier_armv8_sha3 = {
-    .k = {.name = "armv8-sha3", .set_key = aesfast_armv8_set_key,
+    .k = {.name = "armv8-sha3", .key_bytes = AESFAST_KEY_BITSLICED, .set_key = aesfast_armv8_set_key,
           .encrypt_block = aesfast_armv8_encrypt_block, .ctr32_xor = aesfast_armv8_ctr32_xor,
           .gcm = {GCM_KERNELS(armv8, armv8_sha3, aesfast_armv8_ctr32_xor)},
           .gcmsiv = {GCMSIV_KERNELS(armv8, armv8_sha3)},
@@ -269,7 +275,7 @@ static const tier tier_armv8_sha3 = {
     .needs = F_AES | F_PCLMUL | F_SHA3,
 };
 static const tier tier_armv8 = {
-    .k = {.name = "armv8", .set_key = aesfast_armv8_set_key,
+    .k = {.name = "armv8", .key_bytes = AESFAST_KEY_BITSLICED, .set_key = aesfast_armv8_set_key,
           .encrypt_block = aesfast_armv8_encrypt_block, .ctr32_xor = aesfast_armv8_ctr32_xor,
           .gcm = {GCM_KERNELS(armv8, armv8, aesfast_armv8_ctr32_xor)},
           .gcmsiv = {GCMSIV_KERNELS(armv8, armv8)},

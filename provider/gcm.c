@@ -78,6 +78,7 @@
 #define TLS_EXPLICIT_IV EVP_GCM_TLS_EXPLICIT_IV_LEN /* 8 */
 #define TLS_FIXED_IV EVP_GCM_TLS_FIXED_IV_LEN       /* 4 */
 #define TLS_TAG EVP_GCM_TLS_TAG_LEN                 /* 16 */
+#define GCM_POWERS_ALL SIZE_MAX /* hash_init's table: any number of blocks */
 
 /* The per-message path (an IV-only init, AAD, one data update, final, tag) is kept small: what
  * it does inline, and the rest out of line, so that its functions need few registers and no
@@ -88,13 +89,20 @@
 typedef enum { IV_UNSET, IV_BUFFERED, IV_ACTIVE, IV_FINISHED } gcm_iv_state;
 typedef enum { MSG_AAD, MSG_ONE, MSG_STREAM } gcm_phase;
 
+/*
+ * The context. Its bytes are of four kinds (gcm_clear, gcm_copy, gcm_wipe), so that a context
+ * made, copied or freed per message moves and wipes what it holds, not its 2-3 KiB of room:
+ *   state   from the start to st.pend, and from msg.acc to hkey: zeroed, copied and wiped whole;
+ *   blocks  st.pend and msg.queue, side by side: whole blocks of AAD and ciphertext, which GCM
+ *           hashes (public), copied as far as they hold blocks (npend, nqueue), never wiped;
+ *   powers  hkey: copied and wiped as far as they were made (gcm_powers);
+ *   keys    the expanded key after the context (cipher.h): zeroed, copied and wiped whole.
+ */
 typedef struct {
-    aesfast_cipher_ctx base; /* first (cipher.h): the key, the direction, "ivlen" */
-    _Alignas(AESFAST_CTX_ALIGN) aesfast_hash_key hkey; /* the tier's powers of H: 64-byte
-                              * aligned, so that the 512-bit loop's loads of them split no cache
-                              * line */
-    aesfast_gcm_msg msg;     /* J0, the queued AAD, the hash state, and the tag made */
-    aead_stream st;          /* MSG_STREAM: counter, hash state, partial blocks, lengths */
+    aesfast_cipher_ctx base; /* first (cipher.h): the direction, "ivlen", where the key is */
+    uint8_t h[AESFAST_BLOCK]; /* the hash key H = E_K(0^128), which hkey's powers are made from */
+    size_t powers;           /* the most blocks one hash call may take on hkey: 0 (none made),
+                              * AESFAST_HASH_FEW (hash_init_few's table) or GCM_POWERS_ALL */
     uint64_t datalen;        /* data bytes of the message so far */
     uint8_t iv[GCM_IV_MAX];
     uint8_t tag[GCM_TAG_MAX]; /* the tag set for opening */
@@ -112,14 +120,113 @@ typedef struct {
     size_t tls_aad_len;      /* 0, or 13 while a TLS record is pending */
     size_t tls_aad_pad;      /* "tlsaadpad": the tag length the record carries */
     uint64_t tls_enc_records;
+    int st_used;             /* st has held a message since the last key (gcm_init wipes it) */
+    aead_stream st;          /* MSG_STREAM: counter, hash state, partial blocks, lengths; its
+                              * queue, pend, last */
+    aesfast_gcm_msg msg;     /* J0, the queued AAD, the hash state, and the tag made; its queue,
+                              * first, right after st.pend */
+    _Alignas(AESFAST_CTX_ALIGN) aesfast_hash_key hkey; /* the tier's powers of H: 64-byte
+                              * aligned, so that the 512-bit loop's loads of them split no cache
+                              * line; made when a message first needs them (gcm_powers) */
 } gcm_ctx;
 
+#define GCM_BLOCKS_AT offsetof(gcm_ctx, st.pend)
+#define GCM_STATE2_AT offsetof(gcm_ctx, msg.acc)
+_Static_assert(offsetof(gcm_ctx, msg.queue) == GCM_BLOCKS_AT + sizeof(((gcm_ctx *)0)->st.pend)
+                   && offsetof(aesfast_gcm_msg, queue) == 0
+                   && offsetof(aesfast_gcm_msg, acc) == sizeof(((gcm_ctx *)0)->msg.queue),
+               "st.pend, then msg.queue, then the rest of msg");
+
+/* The bytes of hkey the powers made fill: [*lo, return value). */
+static size_t gcm_powers_bytes(const gcm_ctx *c, size_t *lo)
+{
+    const aesfast_aead_kernel *f = &c->base.kernel->gcm;
+
+    *lo = 0;
+    if (c->powers == 0)
+        return 0;
+    if (c->powers == AESFAST_HASH_FEW && f->hash_init_few != NULL) {
+        *lo = f->few_lo;
+        return f->few_hi;
+    }
+    return sizeof(c->hkey);
+}
+
+/* A new context: its state and key zeroed; blocks and powers are not read before written. */
+static void gcm_clear(aesfast_cipher_ctx *b)
+{
+    gcm_ctx *c = (gcm_ctx *)b;
+
+    memset(c, 0, GCM_BLOCKS_AT);
+    memset((uint8_t *)c + GCM_STATE2_AT, 0, offsetof(gcm_ctx, hkey) - GCM_STATE2_AT);
+}
+
+static void gcm_copy(aesfast_cipher_ctx *dst, const aesfast_cipher_ctx *src)
+{
+    gcm_ctx *d = (gcm_ctx *)dst;
+    const gcm_ctx *s = (const gcm_ctx *)src;
+    size_t lo, hi = gcm_powers_bytes(s, &lo);
+
+    memcpy(d, s, GCM_BLOCKS_AT);
+    memcpy(d->st.pend, s->st.pend, s->st.npend * AESFAST_BLOCK);
+    memcpy(d->msg.queue, s->msg.queue, s->msg.nqueue * AESFAST_BLOCK);
+    memcpy((uint8_t *)d + GCM_STATE2_AT, (const uint8_t *)s + GCM_STATE2_AT,
+           offsetof(gcm_ctx, hkey) - GCM_STATE2_AT);
+    memcpy(d->hkey.tbl + lo, s->hkey.tbl + lo, hi - lo);
+    memcpy((uint8_t *)d + s->base.key_off, (const uint8_t *)s + s->base.key_off,
+           s->base.size - s->base.key_off);
+}
+
+/* Before the free: everything secret (the key, H and its powers, the hash states, keystream,
+ * tags) and all the state besides; the blocks are public. */
+static void gcm_wipe(aesfast_cipher_ctx *b)
+{
+    gcm_ctx *c = (gcm_ctx *)b;
+    size_t lo, hi = gcm_powers_bytes(c, &lo), key_off = b->key_off, size = b->size;
+
+    aesfast_wipe(c->hkey.tbl + lo, hi - lo);
+    aesfast_wipe((uint8_t *)c + key_off, size - key_off);
+    aesfast_wipe((uint8_t *)c + GCM_STATE2_AT, offsetof(gcm_ctx, hkey) - GCM_STATE2_AT);
+    aesfast_wipe(c, GCM_BLOCKS_AT);
+}
+
 /* ---- the message ------------------------------------------------------------------------ */
+
+static inline const aesfast_key *gcm_key(const gcm_ctx *c)
+{
+    return aesfast_ctx_key(&c->base, 0);
+}
 
 static void store_be64(uint8_t *p, uint64_t v)
 {
     for (int i = 7; i >= 0; i--, v >>= 8)
         p[i] = (uint8_t)v;
+}
+
+/* The powers of H: a key makes H and what a short message needs, hash_init_few's table
+ * (H^8..H^1: hash calls and one-call messages of at most AESFAST_HASH_FEW blocks in all, the
+ * queued AAD, the data and the lengths block) where the tier has one; hash_init's whole table
+ * waits for the first message or hash call that needs more, once per key. A program that keys a
+ * context per short message so pays for 8 powers, not for the 32 of the 512-bit loop. (need is
+ * a count of blocks: public.) */
+GCM_SLOW void gcm_powers_slow(gcm_ctx *c, size_t need)
+{
+    const aesfast_aead_kernel *f = &c->base.kernel->gcm;
+
+    if (need <= AESFAST_HASH_FEW && f->hash_init_few != NULL) { /* none made yet */
+        f->hash_init_few(&c->hkey, c->h);
+        c->powers = AESFAST_HASH_FEW;
+    } else {
+        f->hash_init(&c->hkey, c->h);
+        c->powers = GCM_POWERS_ALL;
+    }
+}
+
+/* Before a hash call of need blocks (or a one-call message of need blocks in all). */
+GCM_FAST void gcm_powers(gcm_ctx *c, size_t need)
+{
+    if (need > c->powers)
+        gcm_powers_slow(c, need);
 }
 
 /* The message is over: no more bytes under this IV. The stream's leftover keystream is wiped
@@ -195,7 +302,7 @@ static void gcm_store_iv12(uint8_t dst[GCM_IV_MAX], const uint8_t *iv)
 
 /* J0 of an IV of another length than 12 bytes: GHASH(IV || 0-pad || [0]_64 || [len(IV)]_64).
  * Out of line: its buffer would give every message's start a large stack frame. */
-__attribute__((noinline)) static void gcm_hash_iv(const gcm_ctx *c, uint8_t j0[AESFAST_BLOCK])
+__attribute__((noinline)) static void gcm_hash_iv(gcm_ctx *c, uint8_t j0[AESFAST_BLOCK])
 {
     uint8_t blocks[GCM_IV_MAX + 2 * AESFAST_BLOCK] = {0};
     size_t ivlen = c->base.ivlen, n = (ivlen + AESFAST_BLOCK - 1) / AESFAST_BLOCK;
@@ -203,6 +310,7 @@ __attribute__((noinline)) static void gcm_hash_iv(const gcm_ctx *c, uint8_t j0[A
     memcpy(blocks, c->iv, ivlen);
     store_be64(blocks + n * AESFAST_BLOCK + 8, (uint64_t)ivlen * 8);
     memset(j0, 0, AESFAST_BLOCK);
+    gcm_powers(c, n + 1);
     c->base.kernel->gcm.hash(&c->hkey, j0, blocks, n + 1);
     OPENSSL_cleanse(blocks, sizeof(blocks));
 }
@@ -272,7 +380,8 @@ GCM_FAST void store_padded(uint8_t dst[AESFAST_BLOCK], const uint8_t *src, size_
 /* The first data update, or a final without data (len 0): one call (see MSG_ONE). */
 GCM_FAST void gcm_msg(gcm_ctx *c, const uint8_t *in, uint8_t *out, size_t len)
 {
-    aesfast_gcm_msg_crypt(c->base.kernel, c->base.enc, &c->base.key, &c->hkey, &c->msg, in, out,
+    gcm_powers(c, c->msg.nqueue + (len + AESFAST_BLOCK - 1) / AESFAST_BLOCK + 1);
+    aesfast_gcm_msg_crypt(c->base.kernel, c->base.enc, gcm_key(c), &c->hkey, &c->msg, in, out,
                           len);
 }
 
@@ -288,10 +397,12 @@ GCM_SLOW void gcm_to_stream(gcm_ctx *c)
 
     memcpy(ctr, m->j0, AESFAST_BLOCK);
     aesfast_ctr32_add(ctr, CTR32_BE_LAST, (uint32_t)(1 + c->datalen / AESFAST_BLOCK));
-    aesfast_aead_resume(&c->st, k, &k->gcm, &c->base.key, &c->hkey, m->acc, m->queue, queued,
+    gcm_powers(c, GCM_POWERS_ALL);
+    aesfast_aead_resume(&c->st, k, &k->gcm, gcm_key(c), &c->hkey, m->acc, m->queue, queued,
                         m->queue + AESFAST_BLOCK * queued, partial, m->aadlen, c->datalen, ctr,
-                        CTR32_BE_LAST, AEAD_QUEUE_MAX); /* hash_init made every power */
+                        CTR32_BE_LAST, AEAD_QUEUE_MAX); /* every power made, just above */
     c->phase = MSG_STREAM;
+    c->st_used = 1;
 }
 
 /* msg.tag = the tag of a message that had no data (one call of none) or more than one data
@@ -310,7 +421,7 @@ GCM_SLOW void gcm_tag_slow(gcm_ctx *c)
     case MSG_STREAM:
         aesfast_gcm_lengths(lens, c->st.aadlen, c->st.datalen);
         aesfast_aead_finish(&c->st, &k->gcm, &c->hkey, lens);
-        k->encrypt_block(&c->base.key, c->msg.j0, ekj0);
+        k->encrypt_block(gcm_key(c), c->msg.j0, ekj0);
         for (int i = 0; i < GCM_TAG_MAX; i++)
             c->msg.tag[i] = c->st.acc[i] ^ ekj0[i];
         OPENSSL_cleanse(ekj0, sizeof(ekj0));
@@ -337,6 +448,7 @@ GCM_SLOW void gcm_aad_slow(gcm_ctx *c, const uint8_t *in, size_t len)
     whole = len / AESFAST_BLOCK;
     tail = len % AESFAST_BLOCK;
     if (m->nqueue + whole + (tail != 0) > AESFAST_GCM_QUEUE - 1) { /* the queue is full */
+        gcm_powers(c, m->nqueue > whole ? m->nqueue : whole);
         k->gcm.hash(&c->hkey, m->acc, m->queue, m->nqueue);
         k->gcm.hash(&c->hkey, m->acc, in, whole);
         m->nqueue = 0;
@@ -374,7 +486,7 @@ GCM_SLOW void gcm_data_more(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t 
 
     if (c->phase == MSG_ONE)
         gcm_to_stream(c);
-    aesfast_aead_crypt(&c->st, k, &k->gcm, &c->base.key, &c->hkey, in, out, len, c->base.enc);
+    aesfast_aead_crypt(&c->st, k, &k->gcm, gcm_key(c), &c->hkey, in, out, len, c->base.enc);
 }
 
 /* Data: the first update in one call, later ones on the stream, a few whole blocks (bulk
@@ -387,7 +499,7 @@ GCM_FAST void gcm_data(gcm_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
         gcm_msg(c, in, out, len);
         c->phase = MSG_ONE;
     } else if (c->phase != MSG_STREAM
-               || !aesfast_aead_crypt_few(&c->st, k, &k->gcm, &c->base.key, &c->hkey, in, out,
+               || !aesfast_aead_crypt_few(&c->st, k, &k->gcm, gcm_key(c), &c->hkey, in, out,
                                           len, c->base.enc)) {
         gcm_data_more(c, out, in, len);
     }
@@ -690,15 +802,23 @@ AESFAST_HOOK void gcm_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv
 
     c->tls_aad_len = 0;
     gcm_tag_drop(c, b->enc);
-    if (new_key) {
-        uint8_t h[AESFAST_BLOCK] = {0};
+    if (new_key) { /* H now; its powers when a message needs them (gcm_powers) */
+        const u64x2 zero = {0, 0};
 
-        b->kernel->encrypt_block(&b->key, h, h);
-        b->kernel->gcm.hash_init(&c->hkey, h);
-        OPENSSL_cleanse(h, sizeof(h));
+        memcpy(c->h, &zero, sizeof(zero));
+        b->kernel->encrypt_block(aesfast_ctx_key(b, 0), c->h, c->h);
+        if (c->powers == GCM_POWERS_ALL) /* no power of the old key survives it (hash_init_few
+                                          * writes over the few it made, hash_init over all) */
+            aesfast_wipe(&c->hkey, sizeof(c->hkey));
+        c->powers = 0;
+        gcm_powers_slow(c, 1); /* the few a short message needs: a copy made before the first
+                                * message then has them too */
         c->tls_enc_records = 0;
-        aesfast_aead_wipe(&c->st); /* no hash state of the old key survives it */
-        OPENSSL_cleanse(&c->msg, sizeof(c->msg));
+        if (c->st_used) /* nor any hash state */
+            aesfast_aead_wipe(&c->st);
+        c->st_used = 0;
+        aesfast_wipe(c->msg.acc, offsetof(aesfast_gcm_msg, nqueue)
+                                     - offsetof(aesfast_gcm_msg, acc)); /* acc, J0, the tag */
     }
     /* Any init ends the message under way (see the top of this file): gcm_new_iv or gcm_stop. */
     if (iv == NULL) {
@@ -952,4 +1072,5 @@ static const OSSL_PARAM gcm_settable[] = {
     OSSL_PARAM_END,
 };
 
-AESFAST_CIPHER(gcm, gcm_ctx, "GCM", EVP_CIPH_GCM_MODE, 1, GCM_IV_DEFAULT, 1, GCM_IV_MAX);
+AESFAST_CIPHER(gcm, gcm_ctx, "GCM", EVP_CIPH_GCM_MODE, 1, GCM_IV_DEFAULT, 1, GCM_IV_MAX, 1,
+               .clear = gcm_clear, .copy = gcm_copy, .wipe = gcm_wipe);

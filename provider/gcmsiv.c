@@ -61,7 +61,6 @@ typedef enum {
 
 typedef struct {
     aesfast_cipher_ctx base; /* first (cipher.h); its key is the key-generating key */
-    aesfast_key enc_key;     /* this nonce's message-encryption key */
     aesfast_hash_key hkey;   /* POLYVAL powers of this nonce's message-authentication key */
     aead_stream st;          /* the message: POLYVAL state, AAD and data lengths */
     aead_stream after_aad;   /* st as the first data update found it ("speed" repeats from it) */
@@ -73,6 +72,13 @@ typedef struct {
     siv_powers_state powers;
     unsigned int speed;
 } siv_ctx;
+
+/* This nonce's message-encryption key: the context's second key (aesfast_ctx_key; the first is
+ * the key-generating key). */
+static inline aesfast_key *siv_enc_key(const siv_ctx *c)
+{
+    return aesfast_ctx_key(&c->base, 1);
+}
 
 /* The per-nonce keys (RFC 8452, section 4; aesfast_gcmsiv_derive). The POLYVAL powers wait for
  * siv_powers (or the short kernels make what they need). Derived at init, not when the data
@@ -88,7 +94,7 @@ static void siv_derive(siv_ctx *c)
         c->powers = SIV_POWERS_OLD_ALL;
     else if (c->powers != SIV_POWERS_OLD_ALL)
         c->powers = SIV_POWERS_NONE;
-    aesfast_gcmsiv_derive(k, &c->base.key, c->nonce, &c->enc_key, c->auth);
+    aesfast_gcmsiv_derive(k, aesfast_ctx_key(&c->base, 0), c->nonce, siv_enc_key(c), c->auth);
 }
 
 /* A new key: nothing derived from the old one stays. The per-nonce keys are overwritten by the
@@ -98,10 +104,10 @@ static void siv_derive(siv_ctx *c)
 static void siv_forget_key(siv_ctx *c)
 {
     if (c->powers != SIV_POWERS_NONE)
-        OPENSSL_cleanse(&c->hkey, sizeof(c->hkey));
+        aesfast_wipe(&c->hkey, sizeof(c->hkey));
     c->powers = SIV_POWERS_NONE;
-    OPENSSL_cleanse(&c->enc_key, sizeof(c->enc_key));
-    OPENSSL_cleanse(c->auth, sizeof(c->auth));
+    aesfast_wipe(siv_enc_key(c), c->base.key_stride);
+    aesfast_wipe(c->auth, sizeof(c->auth));
 }
 
 /* Before AAD or data of len bytes that will be hashed: the powers of H their hash calls read.
@@ -185,7 +191,7 @@ static void siv_tag(siv_ctx *c, uint8_t tag[SIV_TAG])
     memcpy(&s, c->st.acc, sizeof(s));
     s = (s ^ (u64x2){n0, n1}) & low127;
     memcpy(sb, &s, sizeof(sb));
-    c->base.kernel->encrypt_block(&c->enc_key, sb, tag);
+    c->base.kernel->encrypt_block(siv_enc_key(c), sb, tag);
     OPENSSL_cleanse(sb, sizeof(sb));
 }
 
@@ -198,12 +204,12 @@ static void siv_ctr(siv_ctx *c, const uint8_t tag[SIV_TAG], const uint8_t *in, u
     size_t nblocks = len / AESFAST_BLOCK;
 
     siv_first_ctr(ctr, tag);
-    k->gcmsiv.ctr(&c->enc_key, ctr, in, out, nblocks);
+    k->gcmsiv.ctr(siv_enc_key(c), ctr, in, out, nblocks);
     if (len % AESFAST_BLOCK != 0) {
         keystream ks;
 
         aesfast_ctr32_add(ctr, CTR32_LE_FIRST, (uint32_t)nblocks);
-        ks_tail(&ks, k, &c->enc_key, ctr, in + len - len % AESFAST_BLOCK,
+        ks_tail(&ks, k, siv_enc_key(c), ctr, in + len - len % AESFAST_BLOCK,
                 out + len - len % AESFAST_BLOCK, len % AESFAST_BLOCK);
         OPENSSL_cleanse(&ks, sizeof(ks));
     }
@@ -236,7 +242,7 @@ static int siv_open(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
 
     siv_first_ctr(c->st.ctr, c->tag);
     if (len > 0)
-        aesfast_aead_crypt(&c->st, k, &k->gcmsiv, &c->enc_key, &c->hkey, in, out, len, 1);
+        aesfast_aead_crypt(&c->st, k, &k->gcmsiv, siv_enc_key(c), &c->hkey, in, out, len, 1);
     siv_tag(c, want);
     ok = siv_opened(c, out, len, want);
     aesfast_aead_wipe_data(&c->st); /* (all of it is wiped already if the tag failed) */
@@ -260,13 +266,13 @@ static int siv_short(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
         return -1;
     m = (aesfast_gcmsiv_msg){c->nonce, c->auth, aad, in, out, naad, c->st.aadlen, len, {0}};
     if (c->base.enc) {
-        k->gcmsiv_seal_short(&c->enc_key, &m);
+        k->gcmsiv_seal_short(siv_enc_key(c), &m);
         memcpy(c->tag, m.tag, SIV_TAG);
         c->tag_state = TAG_MADE;
         c->phase = SIV_DONE;
     } else {
         memcpy(m.tag, c->tag, SIV_TAG);
-        k->gcmsiv_open_short(&c->enc_key, &m);
+        k->gcmsiv_open_short(siv_enc_key(c), &m);
         ok = siv_opened(c, out, len, m.tag);
     }
     OPENSSL_cleanse(m.tag, sizeof(m.tag));
@@ -464,4 +470,4 @@ static const OSSL_PARAM gcmsiv_settable[] = {
 };
 
 AESFAST_CIPHER(gcmsiv, siv_ctx, "GCM-SIV", EVP_CIPH_GCM_SIV_MODE, 1, SIV_NONCE, SIV_NONCE,
-               SIV_NONCE);
+               SIV_NONCE, 2);

@@ -253,7 +253,7 @@ void aesfast_aead_wipe(aead_stream *s)
     ctr32_format fmt = s->fmt;
     unsigned int qmax = s->qmax;
 
-    OPENSSL_cleanse(s, sizeof(*s));
+    aesfast_wipe(s, sizeof(*s));
     s->fmt = fmt; /* what the stream is, as opposed to what it held */
     s->qmax = qmax;
 }

@@ -206,30 +206,41 @@ static const struct expected_tier {
     aesfast_aead_kernel gcmsiv;
     aesfast_gcmsiv_derive_fn *gcmsiv_derive;
 } expected_tiers[] = {
-/* A tier's GCM table: aesfast_<init>_ghash_init (GCM has no short table: NULL), then
+/* A tier's GCM table: aesfast_<init>_ghash_init, the short one (few, or NULL), then
  * aesfast_<fns>_ghash and the rest; its GCM-SIV table: aesfast_<init>_polyval_init, the short
  * one (few, or NULL), aesfast_<fns>_polyval, aesfast_<init>_ctr32le_xor and the stitched open;
  * the forms for a public counter NULL (GCM-SIV, and GCM where the tier has no other form) or
- * the tier's _pub ones (GCM_PUB). */
-#define GCM_WITH(init, fns, ctr, pub_seal, pub_open)                                           \
-    {aesfast_##init##_ghash_init, NULL, aesfast_##fns##_ghash, ctr,                            \
-     aesfast_##fns##_gcm_ctr_then_hash, aesfast_##fns##_gcm_hash_then_ctr, pub_seal, pub_open}
-#define GCM(init, fns, ctr) GCM_WITH(init, fns, ctr, NULL, NULL)
-#define GCM_PUB(init, fns, ctr)                                                                \
-    GCM_WITH(init, fns, ctr, aesfast_##fns##_gcm_ctr_then_hash_pub,                            \
-             aesfast_##fns##_gcm_hash_then_ctr_pub)
-#define GCMSIV(init, few, fns)                                                                 \
+ * the tier's _pub ones (GCM_PUB); last the bytes the short table fills (FEW_512, FEW_256, or
+ * none). */
+#define GCM_WITH(init, few, fns, ctr, pub_seal, pub_open, ...)                                 \
+    {aesfast_##init##_ghash_init, few, aesfast_##fns##_ghash, ctr,                             \
+     aesfast_##fns##_gcm_ctr_then_hash, aesfast_##fns##_gcm_hash_then_ctr, pub_seal, pub_open, \
+     __VA_ARGS__}
+#define GCM(init, fns, ctr, ...) GCM_WITH(init, NULL, fns, ctr, NULL, NULL, __VA_ARGS__)
+#define GCM_PUB(init, few, fns, ctr, ...)                                                      \
+    GCM_WITH(init, few, fns, ctr, aesfast_##fns##_gcm_ctr_then_hash_pub,                       \
+             aesfast_##fns##_gcm_hash_then_ctr_pub, __VA_ARGS__)
+#define GCMSIV(init, few, fns, ...)                                                            \
     {aesfast_##init##_polyval_init, few, aesfast_##fns##_polyval, aesfast_##init##_ctr32le_xor, \
-     aesfast_##fns##_gcmsiv_ctr_then_hash, NULL, NULL, NULL}
+     aesfast_##fns##_gcmsiv_ctr_then_hash, NULL, NULL, NULL, __VA_ARGS__}
+/* The bytes kernels/amd64/gcm_vaes.S's short tables fill: H'^8..H'^1 and, 512-bit, the zeros
+ * the tails read past them, 256-bit, their Karatsuba terms 256 bytes on. */
+#define FEW_512 16 * 24, 512 + 64
+#define FEW_256 16 * 8, 256 + 16 * 16
 #if defined(__x86_64__) && defined(AESFAST_ASM)
     /* The VAES tiers reuse AES-NI's key schedule and single block; the loops are theirs. */
     {"vaes-avx512", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
-     aesfast_vaes_avx512_ctr32_xor, GCM(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_ctr32_xor),
-     GCMSIV(vaes_avx512, aesfast_vaes_avx512_polyval_init_few, vaes_avx512),
+     aesfast_vaes_avx512_ctr32_xor,
+     GCM_WITH(vaes_avx512, aesfast_vaes_avx512_ghash_init_few, vaes_avx512,
+              aesfast_vaes_avx512_ctr32_xor, NULL, NULL, FEW_512),
+     GCMSIV(vaes_avx512, aesfast_vaes_avx512_polyval_init_few, vaes_avx512, FEW_512),
      aesfast_aesni_gcmsiv_derive},
     {"vaes-avx2", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
-     aesfast_vaes_avx2_ctr32_xor, GCM_PUB(vaes_avx2, vaes_avx2, aesfast_vaes_avx2_ctr32_xor),
-     GCMSIV(vaes_avx2, aesfast_vaes_avx2_polyval_init_few, vaes_avx2), aesfast_aesni_gcmsiv_derive},
+     aesfast_vaes_avx2_ctr32_xor,
+     GCM_PUB(vaes_avx2, aesfast_vaes_avx2_ghash_init_few, vaes_avx2, aesfast_vaes_avx2_ctr32_xor,
+             FEW_256),
+     GCMSIV(vaes_avx2, aesfast_vaes_avx2_polyval_init_few, vaes_avx2, FEW_256),
+     aesfast_aesni_gcmsiv_derive},
     {"aesni", aesfast_aesni_set_key, aesfast_aesni_encrypt_block, aesfast_aesni_ctr32_xor,
      GCM(aesni, aesni, aesfast_aesni_ctr32_xor),
      GCMSIV(aesni, NULL, aesni), aesfast_aesni_gcmsiv_derive},
@@ -250,6 +261,8 @@ static const struct expected_tier {
 #undef GCM
 #undef GCM_PUB
 #undef GCMSIV
+#undef FEW_512
+#undef FEW_256
 };
 #define N_EXPECTED (sizeof(expected_tiers) / sizeof(expected_tiers[0]))
 

@@ -860,23 +860,24 @@ int main(int argc, char **argv)
     tu_providers_load(&prov, provider, NULL);
     printf("wipe_test: %s, provider %s, kernel %s\n", OpenSSL_version(OPENSSL_VERSION), provider,
            prov.kernel);
-    /* An aesfast context embeds an aesfast_key; the default provider's AES context holds at
-     * least its 240-byte key schedule. */
-    run_key_sizes(NULL, NULL, provider, aesfast ? sizeof(aesfast_key) : 240);
     /* GCM's derived secrets come from the provider's own tier (the default provider's layout is
      * its own: there, the generic tier's H and GHASH state stand in). */
     kern = aesfast_kernel_by_name(prov.kernel);
     if (kern == NULL)
         kern = aesfast_kernel_by_name("generic");
+    /* An aesfast context holds the part of an aesfast_key its tier uses (key_bytes: 256 bytes on
+     * a hardware tier, the whole 1216 with the portable tier's bitsliced round keys); the
+     * default provider's AES context holds at least its 240-byte key schedule. */
+    run_key_sizes(NULL, NULL, provider, aesfast ? kern->key_bytes : 240);
     CHECK(kern != NULL, "no kernel \"%s\" in this build", prov.kernel);
-    /* An aesfast GCM context embeds an aesfast_key and an aesfast_hash_key. */
+    /* An aesfast GCM context holds a key (key_bytes of it) and an aesfast_hash_key. */
     if (kern != NULL)
         run_key_sizes(&gcm, kern, provider,
-                      aesfast ? sizeof(aesfast_key) + sizeof(aesfast_hash_key) : 240);
+                      aesfast ? kern->key_bytes + sizeof(aesfast_hash_key) : 240);
     /* GCM-SIV: aesfast's only (the default provider of OpenSSL 3.0 and 3.1 has none). A context
-     * embeds two aesfast_keys and an aesfast_hash_key. */
+     * holds two keys and an aesfast_hash_key. */
     if (kern != NULL && aesfast)
-        run_key_sizes(&gcmsiv, kern, provider, 2 * sizeof(aesfast_key) + sizeof(aesfast_hash_key));
+        run_key_sizes(&gcmsiv, kern, provider, 2 * kern->key_bytes + sizeof(aesfast_hash_key));
     if (kern != NULL && aesfast) { /* aesfast's own stream: the default provider's is its own */
         EVP_CIPHER *siv[2] = {tu_fetch_cipher("AES-128-GCM-SIV", provider),
                               tu_fetch_cipher("AES-256-GCM-SIV", provider)};

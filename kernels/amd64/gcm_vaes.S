@@ -11,7 +11,8 @@
  *   aesfast_T_gcm_ctr_then_hash(key, hkey, acc, ctr, in, out, n)   seal: CTR, then GHASH(out).
  *   aesfast_T_gcm_hash_then_ctr(key, hkey, acc, ctr, in, out, n)   open: GHASH(in), then CTR.
  *   aesfast_T_polyval_init(hkey, h), aesfast_T_polyval(hkey, acc, in, n)   the same for POLYVAL.
- *   aesfast_T_polyval_init_few(hkey, h)  H'^8..H'^1 only, enough for hashes of <= 8 blocks.
+ *   aesfast_T_ghash_init_few(hkey, h), aesfast_T_polyval_init_few(hkey, h)   H'^8..H'^1 only,
+ *                                        enough for hashes and messages of <= 8 blocks.
  *   aesfast_T_gcmsiv_ctr_then_hash(key, hkey, acc, ctr, in, out, n)   GCM-SIV open: CTR with
  *                                        the little-endian counter, then POLYVAL(out).
  *   aesfast_vaes_avx512_gcm_seal_msg(key, hkey, msg, in, out, len), _gcm_open_msg: GCM's
@@ -151,10 +152,10 @@
  *   ghash_init writes all of its width's table (bytes 0..767, or 0..1023); polyval_init bytes
  *   0..767 (512-bit) or 0..511 (256-bit: GCM-SIV's hashes reduce every 16 blocks, and its
  *   init runs per nonce);
- *   polyval_init_few H'^8..H'^1 (and, 256-bit, their terms), and (512-bit) zeros at bytes
- *   512..575: the 512-bit tails read their last vector of powers whole, up to 48 bytes past H'^1,
- *   beside zeroed data lanes, so those bytes add nothing but must have been written. The
- *   256-bit tails read their last single block as an xmm, nothing past H'^1.
+ *   ghash_init_few and polyval_init_few H'^8..H'^1 (and, 256-bit, their terms), and (512-bit)
+ *   zeros at bytes 512..575: the 512-bit tails read their last vector of powers whole, up to 48
+ *   bytes past H'^1, beside zeroed data lanes, so those bytes add nothing but must have been
+ *   written. The 256-bit tails read their last single block as an xmm, nothing past H'^1.
  *
  * Stitching, 512-bit
  *   Each iteration encrypts 32 counter blocks (V0-V7) and hashes 32 blocks (CT0-CT7); the hash
@@ -1915,6 +1916,10 @@ AESFAST_FUNC(aesfast_vaes_avx2_polyval_init_few)
         _ghash_init_fn  polyval, 8
 AESFAST_END(aesfast_vaes_avx2_polyval_init_few)
 
+AESFAST_FUNC(aesfast_vaes_avx2_ghash_init_few)
+        _ghash_init_fn  ghash, 8
+AESFAST_END(aesfast_vaes_avx2_ghash_init_few)
+
         _ghash_args
 AESFAST_FUNC(aesfast_vaes_avx2_ghash)
         _ghash_fn       ghash
@@ -1965,6 +1970,10 @@ AESFAST_END(aesfast_vaes_avx512_polyval_init)
 AESFAST_FUNC(aesfast_vaes_avx512_polyval_init_few)
         _ghash_init32_fn polyval, 8
 AESFAST_END(aesfast_vaes_avx512_polyval_init_few)
+
+AESFAST_FUNC(aesfast_vaes_avx512_ghash_init_few)
+        _ghash_init32_fn ghash, 8
+AESFAST_END(aesfast_vaes_avx512_ghash_init_few)
 
         _ghash_args
 AESFAST_FUNC(aesfast_vaes_avx512_ghash)
