@@ -10,7 +10,9 @@ command, its start, the commit and whether the tree was dirty, --quick), libcryp
 libcrypto benchmarked: label|system or tree|library path|version string), and per label
 bench-LABEL.csv and .log (build/bench/bench --csv, its stderr), noise-LABEL.csv and .log (the
 same bench with the default provider on both sides, --verbose: every round), kernels.csv and
-insn.txt (build/bench/kernels --csv, --insn), tls.txt and tls.csv (bench/tls.sh) if it ran.
+insn.txt (build/bench/kernels --csv, --insn), tls.txt and tls.csv (bench/tls.sh) if it ran,
+speed-LABEL.csv (run.sh's `openssl speed -evp aes-128-gcm`, aesfast against default) and
+binding.csv (bench/binding.py, Python's cryptography) if they ran.
 Every figure on the pages comes from these files; nothing is carried over from an earlier run.
 
 It writes doc/perf/CLASS/ (emptied first: the pages are written by this tool, never by hand):
@@ -53,6 +55,10 @@ HEADLINE_ROWS = [
     ("AES-128-GCM", "seal"), ("AES-128-GCM", "open"), ("AES-256-GCM", "seal"),
     ("AES-256-GCM", "open"), ("AES-128-CTR", "bulk"), ("AES-256-CTR", "bulk"),
     ("AES-128-GCM-SIV", "seal"), ("AES-256-GCM-SIV", "seal"),
+    # A key, a context or a copy set up per message (build/bench/bench's rekey, speed, newctx,
+    # copy): where a program that does not keep its context loses or gains.
+    ("AES-128-GCM", "rekey"), ("AES-128-GCM", "speed"), ("AES-128-GCM", "newctx"),
+    ("AES-128-GCM", "copy"),
 ]
 HEADLINE_SIZES = [(16, "16 B"), (1024, "1 KiB"), (16384, "16 KiB"), (1 << 20, "1 MiB")]
 
@@ -481,6 +487,15 @@ def main():
         shutil.copy(kcsv, os.path.join(outdir, "kernels.csv"))
     if insn:
         shutil.copy(os.path.join(stage, "insn.txt"), os.path.join(outdir, "insn.txt"))
+    speed = []
+    for lib in libs:
+        f = os.path.join(stage, f"speed-{lib['label']}.csv")
+        if os.path.exists(f):
+            shutil.copy(f, os.path.join(outdir, f"speed-{lib['label']}.csv"))
+            speed.append((lib["version"], read_csv(f)))
+    binding = read_csv(os.path.join(stage, "binding.csv"))
+    if binding:
+        shutil.copy(os.path.join(stage, "binding.csv"), os.path.join(outdir, "binding.csv"))
     tls_txt = read(os.path.join(stage, "tls.txt"), "")
     if tls_txt:
         shutil.copy(os.path.join(stage, "tls.txt"), os.path.join(outdir, "tls.txt"))
@@ -539,6 +554,11 @@ def main():
         p.append(headline_table(x["rows"]) + "\n")
     p.append("seal and open: a whole AEAD message each (a fresh IV, 13 bytes of AAD, one update, "
              "the tag), as a TLS record layer does; CTR: one stream, `openssl speed`'s pattern. "
+             "rekey, speed, newctx and copy: the same sealed message with a set-up per message, as "
+             "programs do that do not keep a keyed context: a new key on the same context "
+             "(EVP_CipherInit_ex with key and IV), `openssl speed -evp -aead`'s own loop with a "
+             "new key each message, a new context each message (EVP_EncryptInit_ex2 with the "
+             "cipher), a copy of a keyed context (EVP_CIPHER_CTX_copy, then the IV). "
              "OpenSSL before 3.2 has no GCM-SIV: no row for it there (aesfast's own figures are "
              "in the CSV).\n")
     p.append("## Throughput and speedup\n")
@@ -601,6 +621,41 @@ def main():
     if insn:
         p.append("<details><summary>Issue costs measured in this run (build/bench/kernels --insn)</summary>\n")
         p.append("```\n" + insn.rstrip() + "\n```\n\n</details>\n")
+
+    p.append("## openssl speed, as a user runs it\n")
+    if speed:
+        p.append("`openssl speed -seconds N -evp aes-128-gcm`, aesfast's side with `-provider "
+                 "aesfast -provider default -propquery provider=aesfast`, the default's with "
+                 "`-provider default`, no cnf on either, run after run alternated; per size each "
+                 "side's best run, and in brackets the smallest and largest ratio of single rounds. "
+                 "speed keys every message, with one key throughout.\n")
+        for lab, rows in speed:
+            p.append(f"### {lab}\n")
+            p.append("| bytes | aesfast GB/s | default GB/s | aesfast / default |")
+            p.append("|---:|---:|---:|---:|")
+            for r in rows:
+                p.append(f"| {r['size']} | {float(r['aesfast_kbps']) / 1e6:.3f} | "
+                         f"{float(r['default_kbps']) / 1e6:.3f} | {fmt_ratio(fnum(r['ratio']))} "
+                         f"({float(r['ratio_min']):.2f}–{float(r['ratio_max']):.2f}) |")
+            p.append("")
+    else:
+        p.append("Not run.\n")
+    p.append("## Python's cryptography (Debian's python3-cryptography)\n")
+    if binding:
+        p.append("bench/binding.py: `AESGCM(key).encrypt(nonce, data, aad)` per message, 13 bytes "
+                 "of AAD, a new key each, in Debian's python3 on the system libcrypto, with "
+                 "OPENSSL_CONF preferring aesfast against a cnf of the default provider alone; "
+                 "median of alternated rounds, smallest and largest in brackets "
+                 "([binding.csv](binding.csv)):\n")
+        p.append("| binding | bytes | aesfast µs / message | default µs / message | aesfast / default |")
+        p.append("|---|---:|---:|---:|---:|")
+        for r in binding:
+            p.append(f"| {r['binding']} | {r['size']} | {float(r['aesfast_ns']) / 1000:.2f} | "
+                     f"{float(r['default_ns']) / 1000:.2f} | {fmt_ratio(fnum(r['ratio']))} "
+                     f"({float(r['ratio_min']):.2f}–{float(r['ratio_max']):.2f}) |")
+        p.append("")
+    else:
+        p.append("Not run.\n")
 
     p.append("## nginx\n")
     if tls_txt:

@@ -233,6 +233,7 @@ speed_compare() {
                printf "%d,%.2f,%.2f,%.4f,%.4f,%.4f\n", sz[i], best["aesfast", i], best["default", i], ratio, lo, hi > csv
              } }' csv="$csv" "$raw"
   rm -f "$raw"
+  [ $publish -eq 0 ] || cp "$csv" "$stage/"
 }
 
 step "openssl speed -evp aes-128-gcm as a user runs it: aesfast (-provider aesfast -provider default -propquery provider=aesfast) against -provider default, alternated"
@@ -246,6 +247,7 @@ step "Python's cryptography as Debian has it: AESGCM(key).encrypt per message, w
 binding_args=()
 [ $quick -eq 0 ] || binding_args=(--rounds 3 --ms 120 --slices 4)
 /usr/bin/python3 bench/binding.py --module build/aesfast.so --csv build/bench/binding.csv "${binding_args[@]}"
+[ $publish -eq 0 ] || cp build/bench/binding.csv "$stage/"
 
 # bench_csv LABEL [ENV...]: build/bench/bench --csv under that environment into
 # build/bench/bench-openssl-VERSION.csv (its header lines to the terminal), printed as a table.
