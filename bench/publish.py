@@ -79,6 +79,110 @@ LOOP_OPS = {
 }
 KERNEL_FNS = ["ctr", "gcm-seal", "gcm-open", "ghash", "siv-seal", "siv-open", "polyval"]
 
+# Key setup (build/bench/kernels set-key, gcm-hkey, siv-keys, siv-keys-few: one call each, bytes
+# 0), counted in the source: kernels/amd64/aesni.S (set_key: per step of the expansion a PSHUFB,
+# an AESENCLAST and a PXOR on the chain, 10 steps for AES-128 and 13 for AES-256;
+# encrypt_block: the rounds; gcmsiv_derive: six blocks side by side, then set_key's expansion of
+# the nonce's key), which every x86-64 tier uses, and the tiers' hash_init (gcm_vaes.S:
+# _ghash_init_fn, _ghash_init32_fn, a tree of _mont_mul, each three dependent carry-less
+# multiplies, 6 issued, and three XORs on the chain; gcm_aesni.S: _hash_init_body, a chain of 7
+# Karatsuba multiplies, 5 issued). Per part: (AES rounds, carry-less multiplies, one-cycle vector
+# operations: shuffles, XORs, shifts) on the chain of dependent instructions, AES rounds issued
+# (xmm), and carry-less multiplies issued by width.
+def _setkey(bits):
+    n = 10 if bits == 128 else 13
+    return dict(chain=(n, 0, 2 * n), aes=n, clmul={})
+
+
+def _eblock(bits):
+    r = 10 if bits == 128 else 14
+    return dict(chain=(r, 0, 1), aes=r, clmul={})
+
+
+def _derive(bits):
+    r = 10 if bits == 128 else 14
+    return dict(chain=(r, 0, 2), aes=6 * r, clmul={})
+
+
+HASH_INIT_OPS = {  # (tier, ghash | polyval | polyval-few): chain, clmul issued by width
+    ("vaes-avx512", "ghash"): dict(chain=(0, 15, 24), aes=0, clmul={"xmm": 6, "ymm": 6, "zmm": 42}),
+    ("vaes-avx512", "polyval"): dict(chain=(0, 15, 19), aes=0, clmul={"xmm": 6, "ymm": 6, "zmm": 42}),
+    ("vaes-avx512", "polyval-few"): dict(chain=(0, 9, 11), aes=0, clmul={"xmm": 6, "ymm": 6, "zmm": 6}),
+    ("vaes-avx2", "ghash"): dict(chain=(0, 15, 24), aes=0, clmul={"xmm": 6, "ymm": 90}),
+    ("vaes-avx2", "polyval"): dict(chain=(0, 12, 15), aes=0, clmul={"xmm": 6, "ymm": 42}),
+    ("vaes-avx2", "polyval-few"): dict(chain=(0, 9, 11), aes=0, clmul={"xmm": 6, "ymm": 18}),
+    ("aesni", "ghash"): dict(chain=(0, 21, 47), aes=0, clmul={"xmm": 35}),
+    ("aesni", "polyval"): dict(chain=(0, 21, 42), aes=0, clmul={"xmm": 35}),
+    ("aesni", "polyval-few"): dict(chain=(0, 21, 42), aes=0, clmul={"xmm": 35}),  # = hash_init
+}
+
+
+def _seq(*parts):
+    """Parts one after another: chains add, issues add."""
+    out = dict(chain=(0, 0, 0), aes=0, clmul={})
+    for p in parts:
+        out["chain"] = tuple(a + b for a, b in zip(out["chain"], p["chain"]))
+        out["aes"] += p["aes"]
+        for w, n in p["clmul"].items():
+            out["clmul"][w] = out["clmul"].get(w, 0) + n
+    return out
+
+
+def setup_ops(tier, fn, bits):
+    """The counts of a key-setup function (see above), or None for a tier not counted."""
+    if fn == "set-key":
+        return _setkey(bits) if tier in ("aesni", "vaes-avx2", "vaes-avx512") else None
+    kind = {"gcm-hkey": "ghash", "siv-keys": "polyval", "siv-keys-few": "polyval-few"}.get(fn)
+    h = HASH_INIT_OPS.get((tier, kind))
+    if h is None:
+        return None
+    if fn == "gcm-hkey":
+        return _seq(_eblock(bits), h)
+    # derive, then the nonce key's expansion beside the powers (both need only derive's output):
+    # the chain is derive's and the longer of the two; everything issues
+    both = _seq(_derive(bits), _setkey(bits), h)
+    sk, hc, d = _setkey(bits)["chain"], h["chain"], _derive(bits)["chain"]
+    both["chain2"] = (d, sk, hc)
+    return both
+
+
+def setup_floor(tier, fn, bits, costs):
+    """(floor, its arithmetic, chain) in cycles per call from the counts and --insn's costs, or
+    None. kernels times calls back to back, independent of each other, which the core overlaps:
+    the floor is their issue (AES rounds, carry-less multiplies, as the loops' bound); the chain
+    of one call's dependent instructions is what one call alone takes at least (a key set up and
+    used at once), shown beside it."""
+    ops = setup_ops(tier, fn, bits)
+    la, lc, lx = (costs.get(("VAESENC latency", "xmm")), costs.get(("VPCLMULQDQ latency", "xmm")),
+                  costs.get(("VPXOR(D) latency", "xmm")))
+    ca = costs.get(("VAESENC", "xmm"))
+    if ops is None or None in (la, lc, lx, ca):
+        return None
+    la, lc, lx = (whole_latency(x) for x in (la, lc, lx))
+    lat = lambda c: c[0] * la + c[1] * lc + c[2] * lx
+    if "chain2" in ops:
+        d, sk, hc = ops["chain2"]
+        chain = lat(d) + max(lat(sk), lat(hc))
+    else:
+        chain = lat(ops["chain"])
+    fa = ops["aes"] * issue_cost(ca)
+    fc = 0.0
+    for w, n in ops["clmul"].items():
+        cc = costs.get(("VPCLMULQDQ", w))
+        if cc is None:
+            return None
+        fc += n * issue_cost(cc)
+    if fa >= fc:
+        what = f"VAESENC xmm {ops['aes']} × {fmt_cost(issue_cost(ca))} = {fa:.1f}"
+    else:
+        what = "VPCLMULQDQ " + " + ".join(
+            f"{w} {n} × {fmt_cost(issue_cost(costs[('VPCLMULQDQ', w)]))}"
+            for w, n in ops["clmul"].items()) + f" = {fc:.1f}"
+    a, c, x = ops["chain"]
+    how = (f"{a} AES × {la:.0f} + {c} CLMUL × {lc:.0f} + {x} vector ops × {lx:.0f}"
+           if "chain2" not in ops else "derive, then the longer of the key's expansion and the powers")
+    return max(fa, fc), what, chain, how
+
 
 def read(path, default=None):
     try:
@@ -348,6 +452,14 @@ def issue_cost(measured):
     return best if abs(math.log(measured / best)) < math.log(1.15) else measured
 
 
+def whole_latency(measured):
+    """A measured latency rounded to the whole cycles it is when within 15 % of them (as
+    issue_cost: the clock estimate moves a measurement, not the hardware's latency)."""
+    import math
+    n = max(1, round(measured))
+    return float(n) if abs(math.log(measured / n)) < math.log(1.15) else measured
+
+
 def fmt_cost(c):
     return {0.25: "1/4", 0.5: "1/2", 1.0: "1", 2.0: "2", 3.0: "3", 4.0: "4"}.get(
         c, "1/3" if abs(c - 1 / 3) < 1e-9 else f"{c:.2f}")
@@ -614,6 +726,31 @@ def main():
                 p.append(f"| {r['function']} | {bits or '–'} | {cyc:.1f} | {float(r['gb_per_s']):.2f} | "
                          f"{float(r['clock_ghz']):.2f} | {b[1] + ' → ' + format(b[0], '.1f') if b else '–'} | "
                          f"{format(cyc / b[0], '.2f') if b else '–'} |")
+            p.append("")
+        setup = [r for r in krows if int(r["bytes"]) == 0]
+        if setup:
+            p.append("### Key setup, cycles per call\n")
+            p.append("What a context keyed per message pays before its first block: set-key (the "
+                     "key schedule), gcm-hkey (GCM's hash key: E_K(0), then the table of H's "
+                     "powers), siv-keys (GCM-SIV's per nonce: the derived keys, the encryption "
+                     "key's schedule, every power of the authentication key) and siv-keys-few (the "
+                     "few powers a short message reads); calls back to back, independent of each "
+                     "other. **Floor**: their AES rounds and carry-less multiplies (counted in the "
+                     "source, bench/publish.py says where) times their issue cost, as above. "
+                     "**Chain**: the dependent instructions of one call (AES rounds, multiplies "
+                     "and the vector operations between them) times their latencies measured in "
+                     "this run (`kernels --insn`): what one call alone takes at least; calls back "
+                     "to back overlap, so the measured figure may be below it.\n")
+            p.append("| tier | function | key | cycles / call | GHz | floor: issue (cycles) | measured / floor | chain of one call (cycles) |")
+            p.append("|---|---|---|---:|---:|---|---:|---|")
+            for r in setup:
+                bits = int(r["key_bits"])
+                f = setup_floor(r["tier"], r["function"], bits, costs)
+                cyc = float(r["cycles_per_call"])
+                p.append(f"| {r['tier']} | {r['function']} | {bits} | {cyc:.0f} | "
+                         f"{float(r['clock_ghz']):.2f} | "
+                         f"{f[1] if f else '–'} | {format(cyc / f[0], '.2f') if f else '–'} | "
+                         f"{format(f[2], '.0f') + ' (' + f[3] + ')' if f else '–'} |")
             p.append("")
         p.append("Every size and tier: [kernels.csv](kernels.csv).\n")
     else:

@@ -292,8 +292,9 @@ if [ -n "$tree" ]; then
 fi
 
 if [ $publish -eq 1 ]; then
-  kargs=(--fn ctr,gcm-seal,gcm-open,ghash,siv-seal,siv-open,polyval --sizes 16k,1m)
-  [ $quick -eq 0 ] || kargs=(--fn ctr,gcm-seal,gcm-open,ghash,siv-seal,siv-open,polyval --sizes 16k --ms 10
+  kfns=ctr,gcm-seal,gcm-open,ghash,siv-seal,siv-open,polyval,set-key,gcm-hkey,siv-keys,siv-keys-few
+  kargs=(--fn $kfns --sizes 16k,1m)
+  [ $quick -eq 0 ] || kargs=(--fn $kfns --sizes 16k --ms 10
                              --tier "$(sed -n 's/.*(aesfast-kernel: \([^)]*\)).*/\1/p' "${csvs[0]%.csv}.log")")
   step "Kernels, called directly: build/bench/kernels --csv ${kargs[*]}; build/bench/kernels --insn"
   build/bench/kernels --insn | tee "$stage/insn.txt"
