@@ -5,7 +5,10 @@
 # side-by-side benchmark (AES-CTR, AES-GCM, AES-GCM-SIV with aesfast's own AES-GCM beside it)
 # against OpenSSL's default provider: the system OpenSSL 3.0 (which has no GCM-SIV: aesfast's
 # GCM-SIV figures and GCM-SIV / GCM only) and an OpenSSL 3.5 built from Debian's source package
-# (cached after the first run); then nginx with and without aesfast (bench/tls.sh, a few
+# (cached after the first run), with the per-message set-ups (rekey, speed, newctx, copy) beside
+# seal; `openssl speed -evp aes-128-gcm` run as a user runs it, aesfast against -provider default,
+# for both OpenSSLs; Python's cryptography as Debian has it (bench/binding.py); then nginx with
+# and without aesfast (bench/tls.sh, a few
 # minutes) and OpenSSH with and without aesfast (bench/ssh.sh, a minute or two: CPU per GiB,
 # also in build/bench/ssh.csv); and ends by drawing each benchmark's CSV
 # (build/bench/bench-openssl-V.csv) as build/bench/bench-openssl-V.svg (bench/plot.sh), GB/s
