@@ -34,14 +34,32 @@
  *   open-tag-first  the same with the tag set right after the IV-only init, before the AAD: the
  *         order of OpenSSL's own TLS 1.3 and QUIC record layers (libssl). GCM only: GCM-SIV's
  *         open is always in this order.
+ * and four that set a key, or a context, up per message, as programs do that key, make or copy a
+ * context per message (CTR, GCM and GCM-SIV; a message is sealed as in seal, AAD and tag for AEAD,
+ * one update and final for CTR):
+ *   rekey  a new key per message on the same context: EVP_CipherInit_ex(ctx, NULL, NULL, key, iv,
+ *         -1), then the message;
+ *   speed  AEAD: `openssl speed -evp -aead`'s own loop (apps/speed.c, EVP_Update_loop_aead_enc, the
+ *         same in 3.0 to 3.6): EVP_CTRL_AEAD_SET_IVLEN 12, EVP_CipherInit_ex with the key and the
+ *         IV (the same IV every message, as speed's), the AAD, one update in place, final into the
+ *         buffer's start; no tag read. The context was set up as speed sets it (cipher only,
+ *         padding off, GCM-SIV's "speed" parameter). For CTR, speed's loop is bulk: no speed line;
+ *   newctx EVP_EncryptInit_ex2(ctx, cipher, key, iv, NULL) per message: with a cipher given, EVP
+ *         frees the provider's context and makes a new one, as a program that makes a context
+ *         per message does;
+ *   copy   EVP_CIPHER_CTX_copy from a context keyed once, an IV-only init, then the message (the
+ *         key stays: copy is the one of the four that does not re-key).
+ * rekey, speed and newctx change the key every message (a counter in its first 4 bytes), so that
+ * no side can keep a key schedule from one message to the next; unlike `openssl speed`, which
+ * re-keys with one key throughout (bench/run.sh runs that too).
  * GCM-SIV's seal and open give a zero-length AAD update before the AAD, on both sides: OpenSSL's
  * GCM-SIV (3.2 to 3.6 at least) keeps the AAD of the last message across an init and appends the
  * next message's to it (wrong tags, and a buffer growing by --aad bytes a message) unless it is
  * reset that way; aesfast forgets it at every init and takes the empty update as a no-op. The
  * verify step runs two messages per side, so a provider that carries state from one message into
  * the next fails it.
- * A cipher gets the operations it has: stream ciphers bulk, GCM and GCM-SIV all three, other
- * AEAD modes seal and open. Adding another kind of operation means one more run_* function and a
+ * A cipher gets the operations it has: stream ciphers bulk, GCM and GCM-SIV the first four, other
+ * AEAD modes seal and open; CTR, GCM and GCM-SIV the set-ups (speed AEAD only). Adding another kind of operation means one more run_* function and a
  * case in side_init().
  *
  * GCM-SIV lines have two more columns: aesfast's own AES-GCM of the same key length, timed in
@@ -101,8 +119,9 @@ static const char *const default_ciphers[] = {"AES-128-CTR",     "AES-192-CTR", 
 static const size_t default_sizes_stream[] = {16, 64, 256, 1024, 8192, 16384, 1u << 20};
 static const size_t default_sizes_aead[] = {16, 64, 256, 1420, 8192, 16384, 1u << 20};
 
-enum op { OP_BULK, OP_SEAL, OP_OPEN, OP_OPEN_TAG_FIRST, NOPS };
-static const char *const op_names[NOPS] = {"bulk", "seal", "open", "open-tag-first"};
+enum op { OP_BULK, OP_SEAL, OP_OPEN, OP_OPEN_TAG_FIRST, OP_REKEY, OP_SPEED, OP_NEWCTX, OP_COPY, NOPS };
+static const char *const op_names[NOPS] = {"bulk",  "seal",  "open",   "open-tag-first",
+                                           "rekey", "speed", "newctx", "copy"};
 
 /* Command-line settings. */
 static struct {
@@ -117,6 +136,7 @@ static struct {
     double ms;    /* per side, per round */
     double slice; /* length of one slice */
     size_t aad_len;
+    size_t offset; /* every buffer starts this many bytes past a 64-byte boundary */
     int csv, verbose, no_gcm;
 } opt = {.provider = "aesfast", .reference = "default", .rounds = 11, .ms = 60, .slice = 3, .aad_len = 13};
 
@@ -125,12 +145,15 @@ struct side {
     const char *prov;
     EVP_CIPHER *cipher;
     EVP_CIPHER_CTX *ctx;
+    EVP_CIPHER_CTX *tmpl; /* copy: the context keyed once that each message copies */
     int aead, siv;      /* an AEAD cipher; GCM-SIV */
-    uint8_t *out, *ct;  /* its output; the message it opens */
+    uint8_t *out, *ct;  /* its output; the message it opens (--offset bytes into out_raw, ct_raw) */
+    uint8_t *out_raw, *ct_raw;
     int (*run)(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n);
     uint64_t batch;     /* messages between two clock reads */
     uint64_t msg_bytes; /* bulk AEAD: bytes in the current message */
     uint8_t iv[16];
+    uint8_t key[64];      /* rekey, speed, newctx: the key of the last message */
     uint8_t tag[TAG_LEN]; /* seal: tag of the last message; open: the tag to check */
 };
 
@@ -170,6 +193,13 @@ static void next_iv(struct side *s)
     c++;
     s->iv[0] = (uint8_t)(c >> 24), s->iv[1] = (uint8_t)(c >> 16);
     s->iv[2] = (uint8_t)(c >> 8), s->iv[3] = (uint8_t)c;
+}
+
+/* The key's first 4 bytes count messages too (from key at each side_init). */
+static void next_key(struct side *s)
+{
+    for (int i = 3; i >= 0 && ++s->key[i] == 0; i--)
+        ;
 }
 
 /* Bulk: the context keeps its stream (CTR) or its message (GCM) going from update to update. */
@@ -213,18 +243,120 @@ static int init_seal(struct side *s)
     return EVP_EncryptInit_ex2(s->ctx, s->cipher, key, NULL, NULL);
 }
 
-static int run_seal(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n)
+/* The message after the init, for seal and the per-message set-ups (rekey, newctx, copy): AEAD:
+ * the AAD (GCM-SIV's empty update first, see the top), one update, final, the tag read; CTR: one
+ * update, final. */
+static int seal_msg(struct side *s, uint8_t *out, const uint8_t *in, size_t len)
 {
     int outl;
 
+    return (!s->siv || EVP_EncryptUpdate(s->ctx, NULL, &outl, aad, 0))
+           && (!s->aead || !opt.aad_len
+               || EVP_EncryptUpdate(s->ctx, NULL, &outl, aad, (int)opt.aad_len))
+           && EVP_EncryptUpdate(s->ctx, out, &outl, in, (int)len)
+           && EVP_EncryptFinal_ex(s->ctx, out + outl, &outl)
+           && (!s->aead || EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_GET_TAG, TAG_LEN, s->tag) > 0);
+}
+
+static int run_seal(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n)
+{
     for (uint64_t i = 0; i < n; i++) {
         next_iv(s);
-        if (!EVP_EncryptInit_ex2(s->ctx, NULL, NULL, s->iv, NULL)
+        if (!EVP_EncryptInit_ex2(s->ctx, NULL, NULL, s->iv, NULL) || !seal_msg(s, out, in, len))
+            return 0;
+    }
+    return 1;
+}
+
+/* Rekey: the context has its cipher; every message a new key and IV. */
+static int init_rekey(struct side *s)
+{
+    return EVP_EncryptInit_ex2(s->ctx, s->cipher, NULL, NULL, NULL);
+}
+
+static int run_rekey(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        next_key(s);
+        next_iv(s);
+        if (!EVP_CipherInit_ex(s->ctx, NULL, NULL, s->key, s->iv, -1) || !seal_msg(s, out, in, len))
+            return 0;
+    }
+    return 1;
+}
+
+/* Speed: the context as `openssl speed -evp` sets it up for an AEAD cipher (apps/speed.c): the
+ * cipher without key or IV for encryption, padding off, and for GCM-SIV the "speed" parameter
+ * (OpenSSL 3.0's EVP does not know that control: its failure is ignored, as speed ignores it). */
+#ifndef EVP_CTRL_SET_SPEED
+#define EVP_CTRL_SET_SPEED 0x27
+#endif
+static int init_speed(struct side *s)
+{
+    if (!EVP_CipherInit_ex(s->ctx, s->cipher, NULL, NULL, NULL, 1))
+        return 0;
+    EVP_CIPHER_CTX_set_padding(s->ctx, 0);
+    if (s->siv)
+        EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_SET_SPEED, 1, NULL);
+    ERR_clear_error();
+    return 1;
+}
+
+/* speed's EVP_Update_loop_aead_enc for GCM and GCM-SIV, in place on out (in is not read): the IV
+ * length, key and IV, AAD, the data, final into the buffer's start; no tag read. The IV is the
+ * same every message, as speed's; the key is not (see the top). GCM-SIV also gets the empty AAD
+ * update (see the top): without it OpenSSL's GCM-SIV would hash every earlier message's AAD. */
+static int run_speed(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n)
+{
+    int outl;
+
+    (void)in;
+    for (uint64_t i = 0; i < n; i++) {
+        next_key(s);
+        if (!EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_SET_IVLEN, 12, NULL)
+            || !EVP_CipherInit_ex(s->ctx, NULL, NULL, s->key, s->iv, -1)
             || (s->siv && !EVP_EncryptUpdate(s->ctx, NULL, &outl, aad, 0))
             || (opt.aad_len && !EVP_EncryptUpdate(s->ctx, NULL, &outl, aad, (int)opt.aad_len))
-            || !EVP_EncryptUpdate(s->ctx, out, &outl, in, (int)len)
-            || !EVP_EncryptFinal_ex(s->ctx, out + outl, &outl)
-            || EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_GET_TAG, TAG_LEN, s->tag) <= 0)
+            || !EVP_EncryptUpdate(s->ctx, out, &outl, out, (int)len)
+            || !EVP_EncryptFinal_ex(s->ctx, out, &outl))
+            return 0;
+    }
+    return 1;
+}
+
+/* Newctx: nothing kept; every message starts the context over from the cipher. */
+static int init_newctx(struct side *s)
+{
+    (void)s;
+    return 1;
+}
+
+static int run_newctx(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        next_key(s);
+        next_iv(s);
+        if (!EVP_EncryptInit_ex2(s->ctx, s->cipher, s->key, s->iv, NULL)
+            || !seal_msg(s, out, in, len))
+            return 0;
+    }
+    return 1;
+}
+
+/* Copy: a context keyed once (s->tmpl), copied into s->ctx for every message. */
+static int init_copy(struct side *s)
+{
+    if (s->tmpl == NULL && (s->tmpl = EVP_CIPHER_CTX_new()) == NULL)
+        return 0;
+    return EVP_EncryptInit_ex2(s->tmpl, s->cipher, s->key, NULL, NULL);
+}
+
+static int run_copy(struct side *s, uint8_t *out, const uint8_t *in, size_t len, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        next_iv(s);
+        if (!EVP_CIPHER_CTX_copy(s->ctx, s->tmpl)
+            || !EVP_EncryptInit_ex2(s->ctx, NULL, NULL, s->iv, NULL) || !seal_msg(s, out, in, len))
             return 0;
     }
     return 1;
@@ -291,6 +423,19 @@ static int has_op(const EVP_CIPHER *c, enum op op)
         return aead;
     case OP_OPEN_TAG_FIRST: /* GCM-SIV's "open" is in this order already */
         return aead && EVP_CIPHER_get_mode(c) != EVP_CIPH_GCM_SIV_MODE;
+    case OP_REKEY: /* the modes whose per-message set-up is measured */
+    case OP_NEWCTX:
+    case OP_COPY:
+    case OP_SPEED: /* AEAD only: CTR's speed loop is bulk */
+        switch (EVP_CIPHER_get_mode(c)) {
+        case EVP_CIPH_CTR_MODE:
+            return !aead && op != OP_SPEED;
+        case EVP_CIPH_GCM_MODE:
+        case EVP_CIPH_GCM_SIV_MODE:
+            return aead;
+        default:
+            return 0;
+        }
     default:
         return 0;
     }
@@ -299,11 +444,15 @@ static int has_op(const EVP_CIPHER *c, enum op op)
 /* (Re)start a side for op from the fixed key and IV. */
 static void side_init(struct side *s, enum op op)
 {
-    static int (*const init[NOPS])(struct side *) = {init_bulk, init_seal, init_open, init_open};
+    static int (*const init[NOPS])(struct side *) = {init_bulk,  init_seal,  init_open,
+                                                     init_open,  init_rekey, init_speed,
+                                                     init_newctx, init_copy};
     static int (*const run[NOPS])(struct side *, uint8_t *, const uint8_t *, size_t, uint64_t) = {
-        run_bulk, run_seal, run_open, run_open_tag_first};
+        run_bulk, run_seal, run_open, run_open_tag_first, run_rekey, run_speed, run_newctx,
+        run_copy};
 
     memcpy(s->iv, iv0, sizeof(s->iv));
+    memcpy(s->key, key, sizeof(s->key));
     s->run = run[op];
     if (!init[op](s))
         die("%s from %s: %s init failed", EVP_CIPHER_get0_name(s->cipher), s->prov, op_names[op]);
@@ -332,8 +481,10 @@ static int side_fetch(struct side *s, const char *name, const char *prov, int di
         die("%s fetched with \"%s\" comes from provider %s", name, propq, got ? got : "(none)");
     s->aead = (EVP_CIPHER_get_flags(s->cipher) & EVP_CIPH_FLAG_AEAD_CIPHER) != 0;
     s->siv = EVP_CIPHER_get_mode(s->cipher) == EVP_CIPH_GCM_SIV_MODE;
-    s->out = aligned_alloc(64, buflen);
-    s->ct = aligned_alloc(64, buflen);
+    s->out_raw = aligned_alloc(64, buflen + 64);
+    s->ct_raw = aligned_alloc(64, buflen + 64);
+    s->out = s->out_raw + opt.offset;
+    s->ct = s->ct_raw + opt.offset;
     if ((s->ctx = EVP_CIPHER_CTX_new()) == NULL || s->out == NULL || s->ct == NULL)
         die("out of memory");
     return 1;
@@ -342,9 +493,10 @@ static int side_fetch(struct side *s, const char *name, const char *prov, int di
 static void side_free(struct side *s)
 {
     EVP_CIPHER_CTX_free(s->ctx);
+    EVP_CIPHER_CTX_free(s->tmpl);
     EVP_CIPHER_free(s->cipher);
-    free(s->out);
-    free(s->ct);
+    free(s->out_raw);
+    free(s->ct_raw);
 }
 
 /* One message of len bytes sealed by side ref's cipher under iv0 (a context of its own): the
@@ -386,19 +538,20 @@ static int open_with(const EVP_CIPHER *c, const uint8_t *k, const uint8_t *iv, c
 
 /* s opens its own message (ct, tag under iv, alen bytes of AAD) back to in, and refuses it with
  * one tag bit flipped. */
-static void self_open(struct side *s, const char *what, const uint8_t *iv, size_t alen,
-                      const uint8_t *ct, const uint8_t *in, size_t len, const uint8_t *tag)
+static void self_open(struct side *s, const char *what, const uint8_t *k, const uint8_t *iv,
+                      size_t alen, const uint8_t *ct, const uint8_t *in, size_t len,
+                      const uint8_t *tag)
 {
     const char *name = EVP_CIPHER_get0_name(s->cipher);
     uint8_t forged[TAG_LEN];
 
     memset(s->ct, 0x33, len);
-    if (!open_with(s->cipher, key, iv, aad, alen, ct, len, tag, s->ct)
+    if (!open_with(s->cipher, k, iv, aad, alen, ct, len, tag, s->ct)
         || memcmp(s->ct, in, len) != 0)
         die("%s from %s: its own %s message does not open to the plaintext", name, s->prov, what);
     memcpy(forged, tag, TAG_LEN);
     forged[TAG_LEN - 1] ^= 0x01;
-    if (open_with(s->cipher, key, iv, aad, alen, ct, len, forged, s->ct))
+    if (open_with(s->cipher, k, iv, aad, alen, ct, len, forged, s->ct))
         die("%s from %s: opens its own %s message with a wrong tag", name, s->prov, what);
 }
 
@@ -498,14 +651,55 @@ static void verify(struct side *a, struct side *b, enum op op, const uint8_t *in
                     || EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_GET_TAG, TAG_LEN, s->tag) <= 0))
                 die("%s from %s: bulk final failed", name, s->prov);
             if (s->aead) /* s->iv: the IV of its (last and only) message */
-                self_open(s, op_names[op], s->iv, op == OP_SEAL ? opt.aad_len : 0, s->out, in,
-                          VERIFY_LEN, s->tag);
+                self_open(s, op_names[op], key, s->iv, op == OP_SEAL ? opt.aad_len : 0, s->out,
+                          in, VERIFY_LEN, s->tag);
         }
         if (b && memcmp(a->out, b->out, VERIFY_LEN) != 0)
             die("%s: %s and %s disagree on 1 MiB of %s ciphertext", name, a->prov, b->prov,
                 op_names[op]);
         if (b && a->aead && memcmp(a->tag, b->tag, TAG_LEN) != 0)
             die("%s: %s and %s disagree on the %s tag", name, a->prov, b->prov, op_names[op]);
+        break;
+    case OP_REKEY:
+    case OP_NEWCTX:
+    case OP_COPY:
+        /* as seal: two messages (rekey and newctx under two keys), s->out the second */
+        for (int k = 0; k < n; k++) {
+            struct side *s = sv[k];
+
+            if (!s->run(s, s->out, in, VERIFY_LEN, 2))
+                die("%s from %s: %s failed", name, s->prov, op_names[op]);
+            if (s->aead)
+                self_open(s, op_names[op], op == OP_COPY ? key : s->key, s->iv, opt.aad_len,
+                          s->out, in, VERIFY_LEN, s->tag);
+        }
+        if (b && memcmp(a->out, b->out, VERIFY_LEN) != 0)
+            die("%s: %s and %s disagree on 1 MiB of %s ciphertext", name, a->prov, b->prov,
+                op_names[op]);
+        if (b && a->aead && memcmp(a->tag, b->tag, TAG_LEN) != 0)
+            die("%s: %s and %s disagree on the %s tag", name, a->prov, b->prov, op_names[op]);
+        break;
+    case OP_SPEED:
+        /* in place: one message from the plaintext, its tag read after the final (speed reads
+         * none), opened back; then a second message over the first's ciphertext under the next
+         * key, which must agree as well */
+        for (int m = 0; m < 2; m++) {
+            for (int k = 0; k < n; k++) {
+                struct side *s = sv[k];
+
+                if (m == 0)
+                    memcpy(s->out, in, VERIFY_LEN);
+                if (!s->run(s, s->out, NULL, VERIFY_LEN, 1)
+                    || EVP_CIPHER_CTX_ctrl(s->ctx, EVP_CTRL_AEAD_GET_TAG, TAG_LEN, s->tag) <= 0)
+                    die("%s from %s: %s failed", name, s->prov, op_names[op]);
+                if (m == 0)
+                    self_open(s, op_names[op], s->key, s->iv, opt.aad_len, s->out, in,
+                              VERIFY_LEN, s->tag);
+            }
+            if (b && (memcmp(a->out, b->out, VERIFY_LEN) != 0 || memcmp(a->tag, b->tag, TAG_LEN)))
+                die("%s: %s and %s disagree on %s message %d (1 MiB)", name, a->prov, b->prov,
+                    op_names[op], m + 1);
+        }
         break;
     case OP_OPEN:
     case OP_OPEN_TAG_FIRST:
@@ -873,7 +1067,13 @@ static void usage(FILE *f)
             "                        update per message), seal, open (AEAD: IV-only re-init,\n"
             "                        AAD, one update, final, tag; open sets the tag after the\n"
             "                        data), open-tag-first (GCM: the tag before the AAD, as\n"
-            "                        libssl's TLS 1.3 and QUIC); default: all a cipher has\n"
+            "                        libssl's TLS 1.3 and QUIC); per-message set-ups (CTR, GCM,\n"
+            "                        GCM-SIV), then the message as seal: rekey (a new key and IV\n"
+            "                        on the same context), speed (AEAD: `openssl speed -evp\n"
+            "                        -aead`'s loop, a new key each time), newctx (a new provider\n"
+            "                        context, key and IV: EVP_EncryptInit_ex2 with the cipher),\n"
+            "                        copy (EVP_CIPHER_CTX_copy of a keyed context, IV-only\n"
+            "                        init); default: all a cipher has\n"
             "  --no-gcm              GCM-SIV without aesfast's AES-GCM beside it\n"
             "  --provider NAME       provider under test (default aesfast)\n"
             "  --reference NAME      the provider it is measured against (default: default;\n"
@@ -886,6 +1086,8 @@ static void usage(FILE *f)
             "  --sizes a,b,c         message sizes in bytes, k/m suffixes allowed (default\n"
             "                        16,64,256,1024,8192,16384,1m; AEAD 1420 instead of 1024)\n"
             "  --aad N               AAD bytes per sealed/opened message (default 13)\n"
+            "  --offset N            buffers start N bytes past a 64-byte boundary (default 0;\n"
+            "                        malloc's blocks are 16-byte aligned: try 16)\n"
             "  --csv                 CSV on stdout (cipher,op,size,aesfast_gbps,default_gbps,\n"
             "                        ratio,gcm_gbps,gcm_ratio; empty where there is none);\n"
             "                        the header goes to stderr\n"
@@ -904,6 +1106,7 @@ static void parse_args(int argc, char **argv)
         {"sizes", required_argument, NULL, 's'},
         {"op", required_argument, NULL, 'o'},
         {"aad", required_argument, NULL, 'a'},
+        {"offset", required_argument, NULL, 'O'},
         {"csv", no_argument, NULL, 'C'},
         {"verbose", no_argument, NULL, 'v'},
         {"no-gcm", no_argument, NULL, 'G'},
@@ -962,7 +1165,8 @@ static void parse_args(int argc, char **argv)
                 while (k < NOPS && strcmp(tok, op_names[k]) != 0)
                     k++;
                 if (k == NOPS)
-                    die("unknown operation \"%s\" (bulk, seal, open, open-tag-first)", tok);
+                    die("unknown operation \"%s\" (bulk, seal, open, open-tag-first, rekey, speed, "
+                        "newctx, copy)", tok);
                 if (opt.nops < NOPS)
                     opt.ops[opt.nops++] = k;
             }
@@ -974,6 +1178,11 @@ static void parse_args(int argc, char **argv)
             opt.aad_len = strtoul(optarg, &end, 10);
             if (*end || *optarg == '\0' || *optarg == '-' || opt.aad_len > sizeof(aad))
                 die("--aad must be 0 .. %zu", sizeof(aad));
+            break;
+        case 'O':
+            opt.offset = strtoul(optarg, &end, 10);
+            if (*end || *optarg == '\0' || *optarg == '-' || opt.offset > 63)
+                die("--offset must be 0 .. 63");
             break;
         case 'C':
             opt.csv = 1;
@@ -1004,7 +1213,7 @@ static void parse_args(int argc, char **argv)
 int main(int argc, char **argv)
 {
     OSSL_PROVIDER *ptest, *pref;
-    uint8_t *in;
+    uint8_t *in, *in_raw;
     int nlines = 0, any_siv = 0;
     FILE *hdr;
     double est;
@@ -1031,8 +1240,9 @@ int main(int argc, char **argv)
         if (opt.sizes[i] > buflen)
             buflen = opt.sizes[i];
     buflen = (buflen + 63) & ~(size_t)63; /* aligned_alloc wants a multiple of the alignment */
-    in = aligned_alloc(64, buflen);
-    if (in == NULL)
+    in_raw = aligned_alloc(64, buflen + 64);
+    in = in_raw + opt.offset;
+    if (in_raw == NULL)
         die("out of memory");
     for (size_t i = 0; i < buflen; i++)
         in[i] = (uint8_t)(i * 131 + (i >> 8));
@@ -1065,6 +1275,8 @@ int main(int argc, char **argv)
             "method:     %d rounds x %.0f ms per side, alternating in %.1f ms slices; "
             "best slice per round, median over rounds; ~%.0f s\n",
             opt.rounds, opt.ms, opt.ms / slices_per_round(), est);
+    if (opt.offset)
+        fprintf(hdr, "buffers:    %zu bytes past a 64-byte boundary\n", opt.offset);
     if (any_siv)
         fprintf(hdr, "gcm:        GCM-SIV lines: %s's own AES-GCM beside it, and GCM-SIV / GCM\n",
                 opt.provider);
@@ -1086,7 +1298,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < opt.nciphers; i++)
         bench_cipher(opt.ciphers[i], in);
 
-    free(in);
+    free(in_raw);
     OSSL_PROVIDER_unload(ptest);
     OSSL_PROVIDER_unload(pref);
     return 0;

@@ -36,6 +36,16 @@
  * the tier's short-message kernels (derive not included: gcmsiv_derive runs at init), where it
  * has them and the message fits. The hashes have no key size. The table of powers is 64-byte
  * aligned, as the provider keeps it.
+ *
+ * Key setup (what a context keyed per message pays before its first block), each once per call
+ * whatever --sizes says (bytes 0 in the CSV, no per-byte figures): set-key (the tier's set_key:
+ * the key schedule alone), gcm-hkey (GCM's hash key: E_K(0) with encrypt_block, then gcm.hash_init,
+ * the table of H's powers, as provider/gcm.c does at every key), siv-keys (GCM-SIV's per-nonce
+ * work: aesfast_gcmsiv_derive, the nonce's encryption key expanded and its authentication key,
+ * then gcmsiv.hash_init, every power) and siv-keys-few (the same with the few powers a message of
+ * at most AESFAST_HASH_FEW blocks reads, as the provider takes for those). The floor each is
+ * measured against (its chain of dependent AES rounds and carry-less multiplies, and the issue of
+ * its instructions, times their costs from --insn) is counted in bench/publish.py.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -56,13 +66,20 @@ enum fn {
     FN_CTR, FN_GCM_SEAL, FN_GCM_OPEN, FN_GHASH, FN_SIV_SEAL, FN_SIV_OPEN, FN_POLYVAL,
     FN_MSG_SEAL, FN_MSG_OPEN, FN_SIV_DERIVE, FN_POLYVAL_INIT, FN_POLYVAL_INIT_FEW,
     FN_SIV_MSG_SEAL, FN_SIV_MSG_OPEN, FN_SIV_SHORT_SEAL, FN_SIV_SHORT_OPEN, FN_GCM_SEAL_SECRET,
-    FN_GCM_OPEN_SECRET, NFNS
+    FN_GCM_OPEN_SECRET, FN_SET_KEY, FN_GCM_HKEY, FN_SIV_KEYS, FN_SIV_KEYS_FEW, NFNS
 };
 static const char *const fn_names[NFNS] = {
     "ctr",          "gcm-seal",         "gcm-open",       "ghash",          "siv-seal",
     "siv-open",     "polyval",          "msg-seal",       "msg-open",       "siv-derive",
     "polyval-init", "polyval-init-few", "siv-msg-seal",   "siv-msg-open",   "siv-short-seal",
-    "siv-short-open", "gcm-seal-secret", "gcm-open-secret"};
+    "siv-short-open", "gcm-seal-secret", "gcm-open-secret", "set-key", "gcm-hkey", "siv-keys",
+    "siv-keys-few"};
+/* The key setup: once per call, no message size. */
+static int fn_setup(enum fn f)
+{
+    return f == FN_SET_KEY || f == FN_GCM_HKEY || f == FN_SIV_KEYS || f == FN_SIV_KEYS_FEW;
+}
+
 static int fn_keyed(enum fn f)
 {
     return f != FN_GHASH && f != FN_POLYVAL && f != FN_POLYVAL_INIT && f != FN_POLYVAL_INIT_FEW;
@@ -168,6 +185,8 @@ typedef struct job {
     aesfast_key enc_key;       /* GCM-SIV's per-nonce keys (siv-derive, siv-msg-*) */
     uint8_t auth[16], nonce[12], tag[16];
     uint8_t blocks[10 * 16];   /* siv-msg-*: AAD block, data blocks, lengths block */
+    uint8_t raw[32];           /* set-key: the key bytes */
+    size_t keylen;
 } job;
 
 /* A whole GCM-SIV message of j->bytes with 13 bytes of AAD, from the kernels called as the
@@ -269,6 +288,24 @@ static void run_job(void *arg)
     case FN_SIV_MSG_OPEN:
         siv_msg(j, j->fn == FN_SIV_MSG_SEAL);
         break;
+    case FN_SET_KEY: /* calls independent of each other, as keys set up one after another */
+        k->set_key(&j->key, j->raw, j->keylen);
+        break;
+    case FN_GCM_HKEY: {
+        uint8_t h[16] = {0};
+
+        k->encrypt_block(&j->key, h, h);
+        k->gcm.hash_init(&j->hkey, h);
+        break;
+    }
+    case FN_SIV_KEYS:
+        aesfast_gcmsiv_derive(k, &j->key, j->nonce, &j->enc_key, j->auth);
+        k->gcmsiv.hash_init(&j->hkey, j->auth);
+        break;
+    case FN_SIV_KEYS_FEW:
+        aesfast_gcmsiv_derive(k, &j->key, j->nonce, &j->enc_key, j->auth);
+        aesfast_hash_init_few(&k->gcmsiv)(&j->hkey, j->auth);
+        break;
     case FN_SIV_SHORT_SEAL:
     case FN_SIV_SHORT_OPEN: {
         aesfast_gcmsiv_msg m = {j->nonce, j->auth, j->blocks, j->in, j->out, 1, 13, j->bytes,
@@ -316,6 +353,8 @@ static void bench_tier(const aesfast_kernel *k, uint8_t *in, uint8_t *out)
             j->fn = f;
             fill(raw, sizeof(raw), 1);
             fill(h, sizeof(h), 2);
+            memcpy(j->raw, raw, sizeof(raw));
+            j->keylen = bits ? (size_t)bits / 8 : 16;
             fill(j->ctr, sizeof(j->ctr), 3);
             k->set_key(&j->key, raw, bits ? (size_t)bits / 8 : 16);
             j->enc_key = j->key; /* the short kernels' encryption key */
@@ -339,9 +378,9 @@ static void bench_tier(const aesfast_kernel *k, uint8_t *in, uint8_t *out)
             j->msg0.aadlen = 13;
             j->msg0.flags = AESFAST_MSG_CTR_PUBLIC;
             memcpy(&j->msg, &j->msg0, sizeof(j->msg));
-            for (int si = 0; si < opt.nsizes; si++) {
+            for (int si = 0; si < (fn_setup(f) ? 1 : opt.nsizes); si++) {
                 int msg = f == FN_MSG_SEAL || f == FN_MSG_OPEN;
-                size_t bytes = msg ? opt.sizes[si] : opt.sizes[si] / 16 * 16;
+                size_t bytes = fn_setup(f) ? 0 : msg ? opt.sizes[si] : opt.sizes[si] / 16 * 16;
                 double ns, ghz;
                 j->nblocks = bytes / 16;
                 j->bytes = bytes;
@@ -357,7 +396,13 @@ static void bench_tier(const aesfast_kernel *k, uint8_t *in, uint8_t *out)
                         break;
                 }
                 double cyc = ns * ghz;
-                if (opt.csv)
+                if (bytes == 0 && opt.csv) /* key setup: per call only */
+                    printf("%s,%s,%d,0,%.2f,%.1f,,,,%.3f\n", k->name, fn_names[f], bits, ns, cyc,
+                           ghz);
+                else if (bytes == 0)
+                    printf("%-12s %-9s %4s %8s %12.1f %12s %8s %8s %6.3f\n", k->name, fn_names[f],
+                           bits == 128 ? "128" : "256", "-", cyc, "-", "-", "-", ghz);
+                else if (opt.csv)
                     printf("%s,%s,%d,%zu,%.2f,%.1f,%.2f,%.4f,%.3f,%.3f\n", k->name, fn_names[f],
                            bits, bytes, ns, cyc, cyc * 256 / (double)bytes, cyc / (double)bytes,
                            (double)bytes / ns, ghz);

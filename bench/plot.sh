@@ -5,7 +5,9 @@
 # on OpenSSL 3.0).
 # With --ratio, the speedup instead: the CSV's ratio (aesfast / default, the median of the
 # per-round ratios) against the message size, both axes log scale, a line at 1.0 (above it
-# aesfast is faster), a colour per operation; a cipher the reference lacks has no panel.
+# aesfast is faster), a colour per operation, the per-message set-ups (rekey, speed, newctx,
+# copy) dotted beside them (the GB/s panels leave those out: eight pairs of lines would hide each
+# other); a cipher the reference lacks has no panel.
 #
 #   bench/plot.sh [--ratio] CSV OUT.svg|OUT.png TITLE   needs gnuplot (gnuplot-nox); SVG, or PNG by name
 set -euo pipefail
@@ -61,14 +63,20 @@ set style line 1 lc rgb "#1f77b4" lw 2 pt 7 ps 0.5
 set style line 2 lc rgb "#d62728" lw 2 pt 5 ps 0.5
 set style line 3 lc rgb "#2ca02c" lw 2 pt 9 ps 0.5
 set style line 4 lc rgb "#9467bd" lw 2 pt 11 ps 0.5
+set style line 5 lc rgb "#ff7f0e" lw 2 pt 13 ps 0.5 dt 3
+set style line 6 lc rgb "#8c564b" lw 2 pt 6 ps 0.5 dt 3
+set style line 7 lc rgb "#e377c2" lw 2 pt 4 ps 0.5 dt 3
+set style line 8 lc rgb "#17becf" lw 2 pt 8 ps 0.5 dt 3
 set multiplot layout $rows,$cols title "$title" font ",13"
 EOF
   for i in "${!ciphers[@]}"; do
     idx=$((i + 1)) plots=()
-    for op in bulk seal open open-tag-first; do
+    for op in bulk seal open open-tag-first rekey speed newctx copy; do
       f=$tmp/$idx-$op.dat
       [ -s "$f" ] || continue
-      case $op in bulk) ls=1 ;; seal) ls=2 ;; open) ls=3 ;; open-tag-first) ls=4 ;; esac
+      case $op in bulk) ls=1 ;; seal) ls=2 ;; open) ls=3 ;; open-tag-first) ls=4 ;; rekey) ls=5 ;;
+        speed) ls=6 ;; newctx) ls=7 ;; copy) ls=8 ;; esac
+      [ $ratio -eq 1 ] || [ $ls -le 4 ] || continue
       if [ $ratio -eq 1 ]; then
         plots+=("\"$f\" using 1:4 with linespoints ls $ls title \"$op\"")
         continue

@@ -10,7 +10,9 @@ command, its start, the commit and whether the tree was dirty, --quick), libcryp
 libcrypto benchmarked: label|system or tree|library path|version string), and per label
 bench-LABEL.csv and .log (build/bench/bench --csv, its stderr), noise-LABEL.csv and .log (the
 same bench with the default provider on both sides, --verbose: every round), kernels.csv and
-insn.txt (build/bench/kernels --csv, --insn), tls.txt and tls.csv (bench/tls.sh) if it ran.
+insn.txt (build/bench/kernels --csv, --insn), tls.txt and tls.csv (bench/tls.sh) if it ran,
+speed-LABEL.csv (run.sh's `openssl speed -evp aes-128-gcm`, aesfast against default) and
+binding.csv (bench/binding.py, Python's cryptography) if they ran.
 Every figure on the pages comes from these files; nothing is carried over from an earlier run.
 
 It writes doc/perf/CLASS/ (emptied first: the pages are written by this tool, never by hand):
@@ -53,6 +55,10 @@ HEADLINE_ROWS = [
     ("AES-128-GCM", "seal"), ("AES-128-GCM", "open"), ("AES-256-GCM", "seal"),
     ("AES-256-GCM", "open"), ("AES-128-CTR", "bulk"), ("AES-256-CTR", "bulk"),
     ("AES-128-GCM-SIV", "seal"), ("AES-256-GCM-SIV", "seal"),
+    # A key, a context or a copy set up per message (build/bench/bench's rekey, speed, newctx,
+    # copy): where a program that does not keep its context loses or gains.
+    ("AES-128-GCM", "rekey"), ("AES-128-GCM", "speed"), ("AES-128-GCM", "newctx"),
+    ("AES-128-GCM", "copy"),
 ]
 HEADLINE_SIZES = [(16, "16 B"), (1024, "1 KiB"), (16384, "16 KiB"), (1 << 20, "1 MiB")]
 
@@ -72,6 +78,110 @@ LOOP_OPS = {
                       "polyval": (0, 0, 52), "siv-open": (160, 224, 52)}),
 }
 KERNEL_FNS = ["ctr", "gcm-seal", "gcm-open", "ghash", "siv-seal", "siv-open", "polyval"]
+
+# Key setup (build/bench/kernels set-key, gcm-hkey, siv-keys, siv-keys-few: one call each, bytes
+# 0), counted in the source: kernels/amd64/aesni.S (set_key: per step of the expansion a PSHUFB,
+# an AESENCLAST and a PXOR on the chain, 10 steps for AES-128 and 13 for AES-256;
+# encrypt_block: the rounds; gcmsiv_derive: six blocks side by side, then set_key's expansion of
+# the nonce's key), which every x86-64 tier uses, and the tiers' hash_init (gcm_vaes.S:
+# _ghash_init_fn, _ghash_init32_fn, a tree of _mont_mul, each three dependent carry-less
+# multiplies, 6 issued, and three XORs on the chain; gcm_aesni.S: _hash_init_body, a chain of 7
+# Karatsuba multiplies, 5 issued). Per part: (AES rounds, carry-less multiplies, one-cycle vector
+# operations: shuffles, XORs, shifts) on the chain of dependent instructions, AES rounds issued
+# (xmm), and carry-less multiplies issued by width.
+def _setkey(bits):
+    n = 10 if bits == 128 else 13
+    return dict(chain=(n, 0, 2 * n), aes=n, clmul={})
+
+
+def _eblock(bits):
+    r = 10 if bits == 128 else 14
+    return dict(chain=(r, 0, 1), aes=r, clmul={})
+
+
+def _derive(bits):
+    r = 10 if bits == 128 else 14
+    return dict(chain=(r, 0, 2), aes=6 * r, clmul={})
+
+
+HASH_INIT_OPS = {  # (tier, ghash | polyval | polyval-few): chain, clmul issued by width
+    ("vaes-avx512", "ghash"): dict(chain=(0, 15, 24), aes=0, clmul={"xmm": 6, "ymm": 6, "zmm": 42}),
+    ("vaes-avx512", "polyval"): dict(chain=(0, 15, 19), aes=0, clmul={"xmm": 6, "ymm": 6, "zmm": 42}),
+    ("vaes-avx512", "polyval-few"): dict(chain=(0, 9, 11), aes=0, clmul={"xmm": 6, "ymm": 6, "zmm": 6}),
+    ("vaes-avx2", "ghash"): dict(chain=(0, 15, 24), aes=0, clmul={"xmm": 6, "ymm": 90}),
+    ("vaes-avx2", "polyval"): dict(chain=(0, 12, 15), aes=0, clmul={"xmm": 6, "ymm": 42}),
+    ("vaes-avx2", "polyval-few"): dict(chain=(0, 9, 11), aes=0, clmul={"xmm": 6, "ymm": 18}),
+    ("aesni", "ghash"): dict(chain=(0, 21, 47), aes=0, clmul={"xmm": 35}),
+    ("aesni", "polyval"): dict(chain=(0, 21, 42), aes=0, clmul={"xmm": 35}),
+    ("aesni", "polyval-few"): dict(chain=(0, 21, 42), aes=0, clmul={"xmm": 35}),  # = hash_init
+}
+
+
+def _seq(*parts):
+    """Parts one after another: chains add, issues add."""
+    out = dict(chain=(0, 0, 0), aes=0, clmul={})
+    for p in parts:
+        out["chain"] = tuple(a + b for a, b in zip(out["chain"], p["chain"]))
+        out["aes"] += p["aes"]
+        for w, n in p["clmul"].items():
+            out["clmul"][w] = out["clmul"].get(w, 0) + n
+    return out
+
+
+def setup_ops(tier, fn, bits):
+    """The counts of a key-setup function (see above), or None for a tier not counted."""
+    if fn == "set-key":
+        return _setkey(bits) if tier in ("aesni", "vaes-avx2", "vaes-avx512") else None
+    kind = {"gcm-hkey": "ghash", "siv-keys": "polyval", "siv-keys-few": "polyval-few"}.get(fn)
+    h = HASH_INIT_OPS.get((tier, kind))
+    if h is None:
+        return None
+    if fn == "gcm-hkey":
+        return _seq(_eblock(bits), h)
+    # derive, then the nonce key's expansion beside the powers (both need only derive's output):
+    # the chain is derive's and the longer of the two; everything issues
+    both = _seq(_derive(bits), _setkey(bits), h)
+    sk, hc, d = _setkey(bits)["chain"], h["chain"], _derive(bits)["chain"]
+    both["chain2"] = (d, sk, hc)
+    return both
+
+
+def setup_floor(tier, fn, bits, costs):
+    """(floor, its arithmetic, chain) in cycles per call from the counts and --insn's costs, or
+    None. kernels times calls back to back, independent of each other, which the core overlaps:
+    the floor is their issue (AES rounds, carry-less multiplies, as the loops' bound); the chain
+    of one call's dependent instructions is what one call alone takes at least (a key set up and
+    used at once), shown beside it."""
+    ops = setup_ops(tier, fn, bits)
+    la, lc, lx = (costs.get(("VAESENC latency", "xmm")), costs.get(("VPCLMULQDQ latency", "xmm")),
+                  costs.get(("VPXOR(D) latency", "xmm")))
+    ca = costs.get(("VAESENC", "xmm"))
+    if ops is None or None in (la, lc, lx, ca):
+        return None
+    la, lc, lx = (whole_latency(x) for x in (la, lc, lx))
+    lat = lambda c: c[0] * la + c[1] * lc + c[2] * lx
+    if "chain2" in ops:
+        d, sk, hc = ops["chain2"]
+        chain = lat(d) + max(lat(sk), lat(hc))
+    else:
+        chain = lat(ops["chain"])
+    fa = ops["aes"] * issue_cost(ca)
+    fc = 0.0
+    for w, n in ops["clmul"].items():
+        cc = costs.get(("VPCLMULQDQ", w))
+        if cc is None:
+            return None
+        fc += n * issue_cost(cc)
+    if fa >= fc:
+        what = f"VAESENC xmm {ops['aes']} × {fmt_cost(issue_cost(ca))} = {fa:.1f}"
+    else:
+        what = "VPCLMULQDQ " + " + ".join(
+            f"{w} {n} × {fmt_cost(issue_cost(costs[('VPCLMULQDQ', w)]))}"
+            for w, n in ops["clmul"].items()) + f" = {fc:.1f}"
+    a, c, x = ops["chain"]
+    how = (f"{a} AES × {la:.0f} + {c} CLMUL × {lc:.0f} + {x} vector ops × {lx:.0f}"
+           if "chain2" not in ops else "derive, then the longer of the key's expansion and the powers")
+    return max(fa, fc), what, chain, how
 
 
 def read(path, default=None):
@@ -342,6 +452,14 @@ def issue_cost(measured):
     return best if abs(math.log(measured / best)) < math.log(1.15) else measured
 
 
+def whole_latency(measured):
+    """A measured latency rounded to the whole cycles it is when within 15 % of them (as
+    issue_cost: the clock estimate moves a measurement, not the hardware's latency)."""
+    import math
+    n = max(1, round(measured))
+    return float(n) if abs(math.log(measured / n)) < math.log(1.15) else measured
+
+
 def fmt_cost(c):
     return {0.25: "1/4", 0.5: "1/2", 1.0: "1", 2.0: "2", 3.0: "3", 4.0: "4"}.get(
         c, "1/3" if abs(c - 1 / 3) < 1e-9 else f"{c:.2f}")
@@ -481,6 +599,15 @@ def main():
         shutil.copy(kcsv, os.path.join(outdir, "kernels.csv"))
     if insn:
         shutil.copy(os.path.join(stage, "insn.txt"), os.path.join(outdir, "insn.txt"))
+    speed = []
+    for lib in libs:
+        f = os.path.join(stage, f"speed-{lib['label']}.csv")
+        if os.path.exists(f):
+            shutil.copy(f, os.path.join(outdir, f"speed-{lib['label']}.csv"))
+            speed.append((lib["version"], read_csv(f)))
+    binding = read_csv(os.path.join(stage, "binding.csv"))
+    if binding:
+        shutil.copy(os.path.join(stage, "binding.csv"), os.path.join(outdir, "binding.csv"))
     tls_txt = read(os.path.join(stage, "tls.txt"), "")
     if tls_txt:
         shutil.copy(os.path.join(stage, "tls.txt"), os.path.join(outdir, "tls.txt"))
@@ -539,6 +666,11 @@ def main():
         p.append(headline_table(x["rows"]) + "\n")
     p.append("seal and open: a whole AEAD message each (a fresh IV, 13 bytes of AAD, one update, "
              "the tag), as a TLS record layer does; CTR: one stream, `openssl speed`'s pattern. "
+             "rekey, speed, newctx and copy: the same sealed message with a set-up per message, as "
+             "programs do that do not keep a keyed context: a new key on the same context "
+             "(EVP_CipherInit_ex with key and IV), `openssl speed -evp -aead`'s own loop with a "
+             "new key each message, a new context each message (EVP_EncryptInit_ex2 with the "
+             "cipher), a copy of a keyed context (EVP_CIPHER_CTX_copy, then the IV). "
              "OpenSSL before 3.2 has no GCM-SIV: no row for it there (aesfast's own figures are "
              "in the CSV).\n")
     p.append("## Throughput and speedup\n")
@@ -595,12 +727,72 @@ def main():
                          f"{float(r['clock_ghz']):.2f} | {b[1] + ' → ' + format(b[0], '.1f') if b else '–'} | "
                          f"{format(cyc / b[0], '.2f') if b else '–'} |")
             p.append("")
+        setup = [r for r in krows if int(r["bytes"]) == 0]
+        if setup:
+            p.append("### Key setup, cycles per call\n")
+            p.append("What a context keyed per message pays before its first block: set-key (the "
+                     "key schedule), gcm-hkey (GCM's hash key: E_K(0), then the table of H's "
+                     "powers), siv-keys (GCM-SIV's per nonce: the derived keys, the encryption "
+                     "key's schedule, every power of the authentication key) and siv-keys-few (the "
+                     "few powers a short message reads); calls back to back, independent of each "
+                     "other. **Floor**: their AES rounds and carry-less multiplies (counted in the "
+                     "source, bench/publish.py says where) times their issue cost, as above. "
+                     "**Chain**: the dependent instructions of one call (AES rounds, multiplies "
+                     "and the vector operations between them) times their latencies measured in "
+                     "this run (`kernels --insn`): what one call alone takes at least; calls back "
+                     "to back overlap, so the measured figure may be below it.\n")
+            p.append("| tier | function | key | cycles / call | GHz | floor: issue (cycles) | measured / floor | chain of one call (cycles) |")
+            p.append("|---|---|---|---:|---:|---|---:|---|")
+            for r in setup:
+                bits = int(r["key_bits"])
+                f = setup_floor(r["tier"], r["function"], bits, costs)
+                cyc = float(r["cycles_per_call"])
+                p.append(f"| {r['tier']} | {r['function']} | {bits} | {cyc:.0f} | "
+                         f"{float(r['clock_ghz']):.2f} | "
+                         f"{f[1] if f else '–'} | {format(cyc / f[0], '.2f') if f else '–'} | "
+                         f"{format(f[2], '.0f') + ' (' + f[3] + ')' if f else '–'} |")
+            p.append("")
         p.append("Every size and tier: [kernels.csv](kernels.csv).\n")
     else:
         p.append("Not measured in this run.\n")
     if insn:
         p.append("<details><summary>Issue costs measured in this run (build/bench/kernels --insn)</summary>\n")
         p.append("```\n" + insn.rstrip() + "\n```\n\n</details>\n")
+
+    p.append("## openssl speed, as a user runs it\n")
+    if speed:
+        p.append("`openssl speed -seconds N -evp aes-128-gcm`, aesfast's side with `-provider "
+                 "aesfast -provider default -propquery provider=aesfast`, the default's with "
+                 "`-provider default`, no cnf on either, run after run alternated; per size each "
+                 "side's best run, and in brackets the smallest and largest ratio of single rounds. "
+                 "speed keys every message, with one key throughout.\n")
+        for lab, rows in speed:
+            p.append(f"### {lab}\n")
+            p.append("| bytes | aesfast GB/s | default GB/s | aesfast / default |")
+            p.append("|---:|---:|---:|---:|")
+            for r in rows:
+                p.append(f"| {r['size']} | {float(r['aesfast_kbps']) / 1e6:.3f} | "
+                         f"{float(r['default_kbps']) / 1e6:.3f} | {fmt_ratio(fnum(r['ratio']))} "
+                         f"({float(r['ratio_min']):.2f}–{float(r['ratio_max']):.2f}) |")
+            p.append("")
+    else:
+        p.append("Not run.\n")
+    p.append("## Python's cryptography (Debian's python3-cryptography)\n")
+    if binding:
+        p.append("bench/binding.py: `AESGCM(key).encrypt(nonce, data, aad)` per message, 13 bytes "
+                 "of AAD, a new key each, in Debian's python3 on the system libcrypto, with "
+                 "OPENSSL_CONF preferring aesfast against a cnf of the default provider alone; "
+                 "median of alternated rounds, smallest and largest in brackets "
+                 "([binding.csv](binding.csv)):\n")
+        p.append("| binding | bytes | aesfast µs / message | default µs / message | aesfast / default |")
+        p.append("|---|---:|---:|---:|---:|")
+        for r in binding:
+            p.append(f"| {r['binding']} | {r['size']} | {float(r['aesfast_ns']) / 1000:.2f} | "
+                     f"{float(r['default_ns']) / 1000:.2f} | {fmt_ratio(fnum(r['ratio']))} "
+                     f"({float(r['ratio_min']):.2f}–{float(r['ratio_max']):.2f}) |")
+        p.append("")
+    else:
+        p.append("Not run.\n")
 
     p.append("## nginx\n")
     if tls_txt:

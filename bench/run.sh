@@ -5,7 +5,10 @@
 # side-by-side benchmark (AES-CTR, AES-GCM, AES-GCM-SIV with aesfast's own AES-GCM beside it)
 # against OpenSSL's default provider: the system OpenSSL 3.0 (which has no GCM-SIV: aesfast's
 # GCM-SIV figures and GCM-SIV / GCM only) and an OpenSSL 3.5 built from Debian's source package
-# (cached after the first run); then nginx with and without aesfast (bench/tls.sh, a few
+# (cached after the first run), with the per-message set-ups (rekey, speed, newctx, copy) beside
+# seal; `openssl speed -evp aes-128-gcm` run as a user runs it, aesfast against -provider default,
+# for both OpenSSLs; Python's cryptography as Debian has it (bench/binding.py); then nginx with
+# and without aesfast (bench/tls.sh, a few
 # minutes) and OpenSSH with and without aesfast (bench/ssh.sh, a minute or two: CPU per GiB,
 # also in build/bench/ssh.csv); and ends by drawing each benchmark's CSV
 # (build/bench/bench-openssl-V.csv) as build/bench/bench-openssl-V.svg (bench/plot.sh), GB/s
@@ -180,6 +183,75 @@ for cipher in aes-128-gcm aes-128-gcm-siv; do
   fi
 done
 
+# speed_compare LABEL OPENSSL...: `openssl speed -seconds N -evp aes-128-gcm` as a user runs it,
+# aesfast's side (-provider-path build -provider aesfast -provider default -propquery
+# provider=aesfast; through a cnf's ?provider=aesfast where speed has no -propquery, as
+# speed_check) against the default provider's (-provider default), both with no other cnf
+# (OPENSSL_CONF=/dev/null), the sides alternating run by run and swapping who goes first each
+# round; per size each side's best run (noise only slows a run down), the ratio aesfast / default
+# of those, and the smallest and largest ratio of single rounds. speed keys every message (the same
+# key throughout): build/bench/bench's "speed" is its loop with a new key each message.
+# Writes build/bench/speed-LABEL.csv (size,aesfast_kbps,default_kbps,ratio,ratio_min,ratio_max).
+speed_rounds=3 speed_seconds=1
+[ $quick -eq 0 ] || speed_rounds=1
+speed_compare() {
+  local label=$1 r side out line cnf=/dev/null csv raw
+  shift
+  local popts=(-provider-path build -provider aesfast -provider default)
+  if "$@" speed -help 2>&1 | grep -q -- '-propquery'; then
+    popts+=(-propquery provider=aesfast)
+  else
+    cnf=build/aesfast-speed.cnf
+    write_cnf "$cnf" aesfast "$PWD/build/aesfast.so" "?provider=aesfast"
+    popts=()
+  fi
+  csv=build/bench/speed-$label.csv
+  raw=$(mktemp)
+  for r in $(seq "$speed_rounds"); do
+    for side in $( [ $((r % 2)) -eq 1 ] && echo aesfast default || echo default aesfast); do
+      if [ "$side" = aesfast ]; then
+        out=$(OPENSSL_CONF=$cnf "$@" speed -seconds "$speed_seconds" "${popts[@]}" -evp aes-128-gcm 2>&1) \
+          || { printf '%s\n' "$out" >&2; rm -f "$raw"; echo "bench/run.sh: openssl speed failed" >&2; return 1; }
+      else
+        out=$(OPENSSL_CONF=/dev/null "$@" speed -seconds "$speed_seconds" -provider default -evp aes-128-gcm 2>&1) \
+          || { printf '%s\n' "$out" >&2; rm -f "$raw"; echo "bench/run.sh: openssl speed failed" >&2; return 1; }
+      fi
+      line=$(printf '%s\n' "$out" | awk '$1 == "AES-128-GCM" && $2 ~ /k$/' | tail -n1)
+      [ -n "$line" ] || { printf '%s\n' "$out" >&2; rm -f "$raw"; echo "bench/run.sh: no AES-128-GCM line" >&2; return 1; }
+      echo "$side $r ${line#AES-128-GCM}" | tr -d k >>"$raw"
+    done
+  done
+  printf '  %s, %d rounds of -seconds %d per side: aesfast / default per size (16 B .. 16 KiB)\n' \
+    "$label" "$speed_rounds" "$speed_seconds"
+  awk 'BEGIN { n = split("16 64 256 1024 8192 16384", sz, " ") }
+       { for (i = 1; i <= n; i++) { v[$1, $2, i] = $(i + 2); if ($(i + 2) > best[$1, i]) best[$1, i] = $(i + 2) }
+         rounds[$2] = 1 }
+       END { print "size,aesfast_kbps,default_kbps,ratio,ratio_min,ratio_max" > csv
+             printf "  %8s %14s %14s %7s   %s\n", "bytes", "aesfast GB/s", "default GB/s", "ratio", "min..max"
+             for (i = 1; i <= n; i++) {
+               lo = 1e9; hi = 0
+               for (r in rounds) { x = v["aesfast", r, i] / v["default", r, i]; if (x < lo) lo = x; if (x > hi) hi = x }
+               ratio = best["aesfast", i] / best["default", i]
+               printf "  %8d %14.3f %14.3f %7.3f   %.3f..%.3f\n", sz[i], best["aesfast", i] / 1e6, best["default", i] / 1e6, ratio, lo, hi
+               printf "%d,%.2f,%.2f,%.4f,%.4f,%.4f\n", sz[i], best["aesfast", i], best["default", i], ratio, lo, hi > csv
+             } }' csv="$csv" "$raw"
+  rm -f "$raw"
+  [ $publish -eq 0 ] || cp "$csv" "$stage/"
+}
+
+step "openssl speed -evp aes-128-gcm as a user runs it: aesfast (-provider aesfast -provider default -propquery provider=aesfast) against -provider default, alternated"
+speed_compare "openssl-$(openssl version | awk '{ print $2 }')" openssl
+if [ -n "$tree" ]; then
+  speed_compare "openssl-$(LD_LIBRARY_PATH=$tree "$tree/apps/openssl" version | awk '{ print $2 }')" \
+    env "LD_LIBRARY_PATH=$tree" "$tree/apps/openssl"
+fi
+
+step "Python's cryptography as Debian has it: AESGCM(key).encrypt per message, with and without aesfast (bench/binding.py)"
+binding_args=()
+[ $quick -eq 0 ] || binding_args=(--rounds 3 --ms 120 --slices 4)
+/usr/bin/python3 bench/binding.py --module build/aesfast.so --csv build/bench/binding.csv "${binding_args[@]}"
+[ $publish -eq 0 ] || cp build/bench/binding.csv "$stage/"
+
 # bench_csv LABEL [ENV...]: build/bench/bench --csv under that environment into
 # build/bench/bench-openssl-VERSION.csv (its header lines to the terminal), printed as a table.
 csvs=()
@@ -223,8 +295,9 @@ if [ -n "$tree" ]; then
 fi
 
 if [ $publish -eq 1 ]; then
-  kargs=(--fn ctr,gcm-seal,gcm-open,ghash,siv-seal,siv-open,polyval --sizes 16k,1m)
-  [ $quick -eq 0 ] || kargs=(--fn ctr,gcm-seal,gcm-open,ghash,siv-seal,siv-open,polyval --sizes 16k --ms 10
+  kfns=ctr,gcm-seal,gcm-open,ghash,siv-seal,siv-open,polyval,set-key,gcm-hkey,siv-keys,siv-keys-few
+  kargs=(--fn $kfns --sizes 16k,1m)
+  [ $quick -eq 0 ] || kargs=(--fn $kfns --sizes 16k --ms 10
                              --tier "$(sed -n 's/.*(aesfast-kernel: \([^)]*\)).*/\1/p' "${csvs[0]%.csv}.log")")
   step "Kernels, called directly: build/bench/kernels --csv ${kargs[*]}; build/bench/kernels --insn"
   build/bench/kernels --insn | tee "$stage/insn.txt"

@@ -51,6 +51,8 @@ install gcc libc6-dev make meson ninja-build pkg-config libssl-dev openssl perl 
 install openssh-server openssh-client
 # The man page's test (groff) and the Debian package's (dpkg-buildpackage with debhelper).
 install groff-base debhelper
+# The binding test (test/binding_test.py): Debian's python3-cryptography, on the system libcrypto.
+install python3-cryptography
 # The TLS test starts its own nginx on a free loopback port; the service that Debian's package
 # starts on port 80 where an init system runs is not wanted: stop it again, if this script just
 # installed it.
