@@ -24,6 +24,10 @@
  *                  derives H per nonce, a GCM context may be keyed per message, and a small
  *                  message needs few powers). Optional (aesfast_hash_init_few): a tier whose
  *                  table has no more than AESFAST_HASH_FEW powers has NULL.
+ *   hash_init_rest the rest of hash_init's table, on a table hash_init_few made from the same
+ *                  H (so that a GCM context keyed with the few and then given a long message
+ *                  makes each power once); afterwards the table is hash_init's. Optional
+ *                  (NULL: the caller runs hash_init).
  *   hash           acc = the universal hash of acc and nblocks whole blocks (AAD, lengths).
  *   ctr            the mode's counter: ctr32_xor for GCM.
  *   ctr_then_hash  out = in XOR keystream, then acc = hash(acc, out): GCM's seal (and, with
@@ -298,6 +302,7 @@ typedef struct aesfast_aead_kernel {
     aesfast_aead_crypt_fn *hash_then_ctr_pub;
     uint16_t few_lo, few_hi; /* the bytes of the table hash_init_few writes, [lo, hi): what a
                               * context copies and wipes of a table made that way */
+    aesfast_hash_init_fn *hash_init_rest; /* or NULL: hash_init */
 } aesfast_aead_kernel;
 
 /* The block counts the composer of GCM's one-call message (aesfast_gcm_msg_crypt) relies on. */
@@ -381,6 +386,7 @@ aesfast_ctr32_xor_fn aesfast_vaes_avx512_ctr32_xor;
 /* kernels/amd64/gcm_vaes.S: VPCLMULQDQ GHASH and VAES GCM, stitched, ymm and zmm from one source. */
 aesfast_hash_init_fn aesfast_vaes_avx2_ghash_init;
 aesfast_hash_init_fn aesfast_vaes_avx2_ghash_init_few;
+aesfast_hash_init_fn aesfast_vaes_avx2_ghash_init_rest;
 aesfast_hash_fn aesfast_vaes_avx2_ghash;
 aesfast_aead_crypt_fn aesfast_vaes_avx2_gcm_ctr_then_hash;
 aesfast_aead_crypt_fn aesfast_vaes_avx2_gcm_hash_then_ctr;
@@ -392,6 +398,7 @@ aesfast_gcm_last_fn aesfast_vaes_avx2_gcm_seal_last;
 aesfast_gcm_last_fn aesfast_vaes_avx2_gcm_open_last;
 aesfast_hash_init_fn aesfast_vaes_avx512_ghash_init;
 aesfast_hash_init_fn aesfast_vaes_avx512_ghash_init_few;
+aesfast_hash_init_fn aesfast_vaes_avx512_ghash_init_rest;
 aesfast_hash_fn aesfast_vaes_avx512_ghash;
 aesfast_aead_crypt_fn aesfast_vaes_avx512_gcm_ctr_then_hash;
 aesfast_aead_crypt_fn aesfast_vaes_avx512_gcm_hash_then_ctr;

@@ -217,7 +217,9 @@ GCM_SLOW void gcm_powers_slow(gcm_ctx *c, size_t need)
         f->hash_init_few(&c->hkey, c->h);
         c->powers = AESFAST_HASH_FEW;
     } else {
-        f->hash_init(&c->hkey, c->h);
+        (c->powers == AESFAST_HASH_FEW && f->hash_init_rest != NULL ? f->hash_init_rest
+                                                                    : f->hash_init)(&c->hkey,
+                                                                                    c->h);
         c->powers = GCM_POWERS_ALL;
     }
 }
@@ -807,12 +809,14 @@ AESFAST_HOOK void gcm_init(aesfast_cipher_ctx *b, int new_key, const uint8_t *iv
 
         memcpy(c->h, &zero, sizeof(zero));
         b->kernel->encrypt_block(aesfast_ctx_key(b, 0), c->h, c->h);
-        if (c->powers == GCM_POWERS_ALL) /* no power of the old key survives it (hash_init_few
-                                          * writes over the few it made, hash_init over all) */
-            aesfast_wipe(&c->hkey, sizeof(c->hkey));
+        /* No power of the old key survives it: a context whose last key needed the whole table
+         * (a message past AESFAST_HASH_FEW blocks) is likely to again, and gets it at once, over
+         * the old one; else the few a short message needs, over the old few (so that a copy
+         * made before the first message has them too). */
+        size_t need = c->powers == GCM_POWERS_ALL ? GCM_POWERS_ALL : 1;
+
         c->powers = 0;
-        gcm_powers_slow(c, 1); /* the few a short message needs: a copy made before the first
-                                * message then has them too */
+        gcm_powers_slow(c, need);
         c->tls_enc_records = 0;
         if (c->st_used) /* nor any hash state */
             aesfast_aead_wipe(&c->st);

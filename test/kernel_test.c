@@ -492,6 +492,47 @@ static void test_gcm_low_byte(const aesfast_kernel *k, size_t keylen, uint8_t lo
     free(want);
 }
 
+/* GCM's short table and its rest (the provider keys with the few and makes the rest when a
+ * message needs it): GHASH of up to AESFAST_HASH_FEW blocks after hash_init_few, whatever the
+ * rest of the table holds (random bytes here, standing for an earlier key's powers), equals the
+ * portable tier's; and hash_init_few then hash_init_rest leave the very bytes hash_init leaves. */
+static void test_ghash_few(const aesfast_kernel *k)
+{
+    const aesfast_aead_kernel *g = &k->gcm, *ref = &aesfast_kernel_by_name("generic")->gcm;
+    aesfast_hash_key *hk = malloc(sizeof(*hk)), *hk2 = malloc(sizeof(*hk2)),
+                     *hk_ref = malloc(sizeof(*hk_ref));
+
+    CHECK((g->hash_init_few == NULL) == (g->few_hi == 0) && g->few_lo <= g->few_hi
+              && g->few_hi <= sizeof(hk->tbl) && (g->hash_init_rest == NULL || g->hash_init_few),
+          "%s: GCM's short table is not {init_few, its bytes, init_rest} or none", k->name);
+    for (int trial = 0; trial < 20; trial++) {
+        uint8_t h[16], in[16 * AESFAST_HASH_FEW], a[16], b[16];
+        size_t n = (size_t)trial % (AESFAST_HASH_FEW + 1);
+
+        tiers_fill(h, 16);
+        tiers_fill(in, sizeof(in));
+        tiers_fill(a, 16);
+        tiers_fill(hk->tbl, sizeof(hk->tbl));
+        memcpy(hk2->tbl, hk->tbl, sizeof(hk->tbl));
+        memcpy(b, a, 16);
+        aesfast_hash_init_few(g)(hk, h);
+        ref->hash_init(hk_ref, h);
+        g->hash(hk, a, in, n);
+        ref->hash(hk_ref, b, in, n);
+        CHECK(memcmp(a, b, 16) == 0, "%s: GHASH of %zu blocks after hash_init_few differs",
+              k->name, n);
+        if (g->hash_init_rest != NULL) {
+            g->hash_init_rest(hk, h);
+            g->hash_init(hk2, h);
+            CHECK(memcmp(hk->tbl, hk2->tbl, sizeof(hk->tbl)) == 0,
+                  "%s: hash_init_few then hash_init_rest is not hash_init's table", k->name);
+        }
+    }
+    free(hk);
+    free(hk2);
+    free(hk_ref);
+}
+
 static void test_gcm_tier(const aesfast_kernel *k)
 {
     static const size_t keylens[] = {16, 24, 32};
@@ -504,6 +545,7 @@ static void test_gcm_tier(const aesfast_kernel *k)
                "%s: the GCM kernel table is incomplete", k->name))
         return;
     CHECK(k->gcm.ctr == k->ctr32_xor, "%s: GCM's counter is not the tier's ctr32_xor", k->name);
+    test_ghash_few(k);
     for (int pub = 0; pub <= npub; pub++) {
         for (int i = 0; i < 3; i++) {
             size_t kl = keylens[i];

@@ -211,12 +211,12 @@ static const struct expected_tier {
  * one (few, or NULL), aesfast_<fns>_polyval, aesfast_<init>_ctr32le_xor and the stitched open;
  * the forms for a public counter NULL (GCM-SIV, and GCM where the tier has no other form) or
  * the tier's _pub ones (GCM_PUB); last the bytes the short table fills (FEW_512, FEW_256, or
- * none). */
+ * none) and GCM's hash_init_rest. */
 #define GCM_WITH(init, few, fns, ctr, pub_seal, pub_open, ...)                                 \
     {aesfast_##init##_ghash_init, few, aesfast_##fns##_ghash, ctr,                             \
      aesfast_##fns##_gcm_ctr_then_hash, aesfast_##fns##_gcm_hash_then_ctr, pub_seal, pub_open, \
      __VA_ARGS__}
-#define GCM(init, fns, ctr, ...) GCM_WITH(init, NULL, fns, ctr, NULL, NULL, __VA_ARGS__)
+#define GCM(init, fns, ctr) GCM_WITH(init, NULL, fns, ctr, NULL, NULL, NO_FEW)
 #define GCM_PUB(init, few, fns, ctr, ...)                                                      \
     GCM_WITH(init, few, fns, ctr, aesfast_##fns##_gcm_ctr_then_hash_pub,                       \
              aesfast_##fns##_gcm_hash_then_ctr_pub, __VA_ARGS__)
@@ -227,42 +227,45 @@ static const struct expected_tier {
  * the tails read past them, 256-bit, their Karatsuba terms 256 bytes on. */
 #define FEW_512 16 * 24, 512 + 64
 #define FEW_256 16 * 8, 256 + 16 * 16
+#define NO_FEW 0, 0, NULL
 #if defined(__x86_64__) && defined(AESFAST_ASM)
     /* The VAES tiers reuse AES-NI's key schedule and single block; the loops are theirs. */
     {"vaes-avx512", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
      aesfast_vaes_avx512_ctr32_xor,
      GCM_WITH(vaes_avx512, aesfast_vaes_avx512_ghash_init_few, vaes_avx512,
-              aesfast_vaes_avx512_ctr32_xor, NULL, NULL, FEW_512),
-     GCMSIV(vaes_avx512, aesfast_vaes_avx512_polyval_init_few, vaes_avx512, FEW_512),
+              aesfast_vaes_avx512_ctr32_xor, NULL, NULL, FEW_512,
+              aesfast_vaes_avx512_ghash_init_rest),
+     GCMSIV(vaes_avx512, aesfast_vaes_avx512_polyval_init_few, vaes_avx512, FEW_512, NULL),
      aesfast_aesni_gcmsiv_derive},
     {"vaes-avx2", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
      aesfast_vaes_avx2_ctr32_xor,
      GCM_PUB(vaes_avx2, aesfast_vaes_avx2_ghash_init_few, vaes_avx2, aesfast_vaes_avx2_ctr32_xor,
-             FEW_256),
-     GCMSIV(vaes_avx2, aesfast_vaes_avx2_polyval_init_few, vaes_avx2, FEW_256),
+             FEW_256, aesfast_vaes_avx2_ghash_init_rest),
+     GCMSIV(vaes_avx2, aesfast_vaes_avx2_polyval_init_few, vaes_avx2, FEW_256, NULL),
      aesfast_aesni_gcmsiv_derive},
     {"aesni", aesfast_aesni_set_key, aesfast_aesni_encrypt_block, aesfast_aesni_ctr32_xor,
      GCM(aesni, aesni, aesfast_aesni_ctr32_xor),
-     GCMSIV(aesni, NULL, aesni), aesfast_aesni_gcmsiv_derive},
+     GCMSIV(aesni, NULL, aesni, NO_FEW), aesfast_aesni_gcmsiv_derive},
 #endif
 #if defined(__aarch64__) && defined(AESFAST_ASM)
     /* armv8-sha3 is armv8 with the EOR3 GHASH loops; the table layout (ghash_init) is shared. */
     {"armv8-sha3", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor,
      GCM(armv8, armv8_sha3, aesfast_armv8_ctr32_xor),
-     GCMSIV(armv8, NULL, armv8_sha3), NULL},
+     GCMSIV(armv8, NULL, armv8_sha3, NO_FEW), NULL},
     {"armv8", aesfast_armv8_set_key, aesfast_armv8_encrypt_block, aesfast_armv8_ctr32_xor,
      GCM(armv8, armv8, aesfast_armv8_ctr32_xor),
-     GCMSIV(armv8, NULL, armv8), NULL},
+     GCMSIV(armv8, NULL, armv8, NO_FEW), NULL},
 #endif
     {"generic", aesfast_generic_set_key, aesfast_generic_encrypt_block,
      aesfast_generic_ctr32_xor, GCM(generic, generic, aesfast_generic_ctr32_xor),
-     GCMSIV(generic, NULL, generic), NULL},
+     GCMSIV(generic, NULL, generic, NO_FEW), NULL},
 #undef GCM_WITH
 #undef GCM
 #undef GCM_PUB
 #undef GCMSIV
 #undef FEW_512
 #undef FEW_256
+#undef NO_FEW
 };
 #define N_EXPECTED (sizeof(expected_tiers) / sizeof(expected_tiers[0]))
 

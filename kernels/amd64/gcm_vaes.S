@@ -13,6 +13,8 @@
  *   aesfast_T_polyval_init(hkey, h), aesfast_T_polyval(hkey, acc, in, n)   the same for POLYVAL.
  *   aesfast_T_ghash_init_few(hkey, h), aesfast_T_polyval_init_few(hkey, h)   H'^8..H'^1 only,
  *                                        enough for hashes and messages of <= 8 blocks.
+ *   aesfast_T_ghash_init_rest(hkey, h)   the rest of ghash_init's table, where ghash_init_few
+ *                                        made H'^8..H'^1 (h unused).
  *   aesfast_T_gcmsiv_ctr_then_hash(key, hkey, acc, ctr, in, out, n)   GCM-SIV open: CTR with
  *                                        the little-endian counter, then POLYVAL(out).
  *   aesfast_vaes_avx512_gcm_seal_msg(key, hkey, msg, in, out, len), _gcm_open_msg: GCM's
@@ -918,9 +920,16 @@
  * H'^9..H'^16. \npow = 8 is aesfast_vaes_avx2_polyval_init_few, for GCM-SIV's small
  * messages, in half the time; \npow = 32 (ghash_init: GCM's 32-block loop) then takes all
  * eight pairs times H'^16 for H'^17..H'^32, one level more (GCM's init runs per key, not per
- * message).
+ * message). \rest = 1 (ghash_init_rest) starts from the table \npow = 8 made: its four
+ * pairs are loaded, not made, and the rest of the tree is the same.
  */
-.macro _ghash_init_fn hfmt, npow=16
+.macro _ghash_init_fn hfmt, npow=16, rest=0
+.if \rest
+        vmovdqu         HPOW16(2)(%rdi), %ymm2
+        vmovdqu         HPOW16(4)(%rdi), %ymm3
+        vmovdqu         HPOW16(6)(%rdi), %ymm7
+        vmovdqu         HPOW16(8)(%rdi), %ymm8
+.else
         _powers_4       \hfmt, 4, 5, 6
         vinserti128     $1, %xmm3, %ymm3, %ymm1                         /* H'^4 in both lanes */
         _mont_mul       %ymm2, %ymm1, %ymm7, %ymm4, %ymm5, %ymm6        /* [H'^6, H'^5] */
@@ -929,6 +938,7 @@
         _store_pows     %ymm3, HPOW16(4)
         _store_pows     %ymm7, HPOW16(6)
         _store_pows     %ymm8, HPOW16(8)
+.endif
 .if \npow >= 16
         vinserti128     $1, %xmm8, %ymm8, %ymm1                         /* H'^8 in both lanes */
         _mont_mul       %ymm2, %ymm1, %ymm9, %ymm4, %ymm5, %ymm6        /* [H'^10, H'^9] */
@@ -979,12 +989,19 @@
  * from H'^4..H'^1 on: times H'^4 in every lane gives H'^8..H'^5; those two vectors times H'^8
  * give H'^16..H'^9, and the four times H'^16 give H'^32..H'^17. Five multiplies deep. The
  * 512-bit table keeps each pair's Karatsuba terms packed (see _hash32_pair): bytes 512..767.
+ * \rest = 1 (ghash_init_rest) starts from the table \npow = 8 made: H'^8..H'^1 are loaded, not
+ * made, and the rest is the same.
  */
-.macro _ghash_init32_fn hfmt, npow=32
+.macro _ghash_init32_fn hfmt, npow=32, rest=0
+.if \rest
+        vmovdqu8        HPOW(8)(%rdi), %zmm6                            /* H'^8 .. H'^5 */
+        vmovdqu8        HPOW(4)(%rdi), %zmm4                            /* H'^4 .. H'^1 */
+.else
         _powers_4       \hfmt, 13, 14, 15
         vinserti64x4    $1, %ymm2, %zmm3, %zmm4                         /* H'^4 .. H'^1 */
         vshufi64x2      $0, %zmm3, %zmm3, %zmm5                         /* H'^4 in every lane */
         _mont_mul       %zmm4, %zmm5, %zmm6, %zmm13, %zmm14, %zmm15     /* H'^8 .. H'^5 */
+.endif
 .if \npow == 32
         _store_pair32   3, %zmm6, %zmm4
         vshufi64x2      $0, %zmm6, %zmm6, %zmm5                         /* H'^8 */
@@ -1920,6 +1937,10 @@ AESFAST_FUNC(aesfast_vaes_avx2_ghash_init_few)
         _ghash_init_fn  ghash, 8
 AESFAST_END(aesfast_vaes_avx2_ghash_init_few)
 
+AESFAST_FUNC(aesfast_vaes_avx2_ghash_init_rest)
+        _ghash_init_fn  ghash, 32, rest=1
+AESFAST_END(aesfast_vaes_avx2_ghash_init_rest)
+
         _ghash_args
 AESFAST_FUNC(aesfast_vaes_avx2_ghash)
         _ghash_fn       ghash
@@ -1974,6 +1995,10 @@ AESFAST_END(aesfast_vaes_avx512_polyval_init_few)
 AESFAST_FUNC(aesfast_vaes_avx512_ghash_init_few)
         _ghash_init32_fn ghash, 8
 AESFAST_END(aesfast_vaes_avx512_ghash_init_few)
+
+AESFAST_FUNC(aesfast_vaes_avx512_ghash_init_rest)
+        _ghash_init32_fn ghash, 32, rest=1
+AESFAST_END(aesfast_vaes_avx512_ghash_init_rest)
 
         _ghash_args
 AESFAST_FUNC(aesfast_vaes_avx512_ghash)
