@@ -175,15 +175,24 @@
 typedef uint32_t u32x4 __attribute__((vector_size(16)));
 typedef uint64_t u64x2 __attribute__((vector_size(16)));
 
-/* Big-endian <-> host order of a 64-bit word (an involution either way). */
+/* Hides n's value from the compiler, so that a memset or memcpy of a larger known size is a call
+ * of libc's (vector stores) and not an inlined REP STOS or REP MOVS, whose start-up costs more
+ * than the copy of a few hundred bytes. */
+static inline size_t aesfast_opaque(size_t n)
+{
+    __asm__("" : "+r"(n));
+    return n;
+}
+
 /* Zeroes a secret the compiler would otherwise see as dead: the empty asm after the memset,
  * which may read it, keeps the stores. */
 static inline void aesfast_wipe(void *p, size_t n)
 {
-    memset(p, 0, n);
+    memset(p, 0, __builtin_constant_p(n) && n <= 64 ? n : aesfast_opaque(n));
     __asm__ __volatile__("" : : "r"(p) : "memory");
 }
 
+/* Big-endian <-> host order of a 64-bit word (an involution either way). */
 static inline uint64_t aesfast_be64(uint64_t v)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

@@ -157,8 +157,8 @@ static void gcm_clear(aesfast_cipher_ctx *b)
 {
     gcm_ctx *c = (gcm_ctx *)b;
 
-    memset(c, 0, GCM_BLOCKS_AT);
-    memset((uint8_t *)c + GCM_STATE2_AT, 0, offsetof(gcm_ctx, hkey) - GCM_STATE2_AT);
+    memset(c, 0, aesfast_opaque(GCM_BLOCKS_AT));
+    memset((uint8_t *)c + GCM_STATE2_AT, 0, aesfast_opaque(offsetof(gcm_ctx, hkey) - GCM_STATE2_AT));
 }
 
 static void gcm_copy(aesfast_cipher_ctx *dst, const aesfast_cipher_ctx *src)
@@ -167,11 +167,11 @@ static void gcm_copy(aesfast_cipher_ctx *dst, const aesfast_cipher_ctx *src)
     const gcm_ctx *s = (const gcm_ctx *)src;
     size_t lo, hi = gcm_powers_bytes(s, &lo);
 
-    memcpy(d, s, GCM_BLOCKS_AT);
+    memcpy(d, s, aesfast_opaque(GCM_BLOCKS_AT));
     memcpy(d->st.pend, s->st.pend, s->st.npend * AESFAST_BLOCK);
     memcpy(d->msg.queue, s->msg.queue, s->msg.nqueue * AESFAST_BLOCK);
     memcpy((uint8_t *)d + GCM_STATE2_AT, (const uint8_t *)s + GCM_STATE2_AT,
-           offsetof(gcm_ctx, hkey) - GCM_STATE2_AT);
+           aesfast_opaque(offsetof(gcm_ctx, hkey) - GCM_STATE2_AT));
     memcpy(d->hkey.tbl + lo, s->hkey.tbl + lo, hi - lo);
     memcpy((uint8_t *)d + s->base.key_off, (const uint8_t *)s + s->base.key_off,
            s->base.size - s->base.key_off);
@@ -209,7 +209,8 @@ static void store_be64(uint8_t *p, uint64_t v)
  * waits for the first message or hash call that needs more, once per key. A program that keys a
  * context per short message so pays for 8 powers, not for the 32 of the 512-bit loop. (need is
  * a count of blocks: public.) */
-GCM_SLOW void gcm_powers_slow(gcm_ctx *c, size_t need)
+/* (Out of line, but not cold: a key runs it, and a program may key per message.) */
+static __attribute__((noinline)) void gcm_powers_slow(gcm_ctx *c, size_t need)
 {
     const aesfast_aead_kernel *f = &c->base.kernel->gcm;
 
