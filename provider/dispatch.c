@@ -205,8 +205,9 @@ typedef struct {
     .ctr_then_hash = aesfast_##hash_prefix##_gcmsiv_ctr_then_hash
 
 static const tier tier_generic = {
-    .k = {.name = "generic", .key_bytes = sizeof(aesfast_key), .set_key = aesfast_generic_set_key,
-          .encrypt_block = aesfast_generic_encrypt_block, .ctr32_xor = aesfast_generic_ctr32_xor,
+    .k = {.name = "generic", .set_key = aesfast_generic_set_key,
+          .key_bytes = sizeof(aesfast_key), .encrypt_block = aesfast_generic_encrypt_block,
+          .ctr32_xor = aesfast_generic_ctr32_xor,
           .gcm = {GCM_KERNELS(generic, generic, aesfast_generic_ctr32_xor)},
           .gcmsiv = {GCMSIV_KERNELS(generic, generic)},
           .gcm_groups = AESFAST_GCM_GROUPS_C},
@@ -220,8 +221,8 @@ static const tier tier_generic = {
 #define FEW_512 .few_lo = 16 * 24, .few_hi = 512 + 64
 #define FEW_256 .few_lo = 16 * 8, .few_hi = 256 + 16 * 16
 static const tier tier_vaes_avx512 = {
-    .k = {.name = "vaes-avx512", .key_bytes = AESFAST_KEY_BITSLICED, .set_key = aesfast_aesni_set_key,
-          .encrypt_block = aesfast_aesni_encrypt_block,
+    .k = {.name = "vaes-avx512", .set_key = aesfast_aesni_set_key,
+          .key_bytes = AESFAST_KEY_BITSLICED, .encrypt_block = aesfast_aesni_encrypt_block,
           .ctr32_xor = aesfast_vaes_avx512_ctr32_xor,
           .gcm = {GCM_KERNELS(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_ctr32_xor),
                   .hash_init_few = aesfast_vaes_avx512_ghash_init_few, FEW_512,
@@ -243,8 +244,9 @@ static const tier tier_vaes_avx512 = {
     .gcm_open_last = aesfast_##prefix##_gcm_open_last,                                         \
     .gcm_groups = {.lanes = 7, .blocks = powers, .group = 8}
 static const tier tier_vaes_avx2 = {
-    .k = {.name = "vaes-avx2", .key_bytes = AESFAST_KEY_BITSLICED, .set_key = aesfast_aesni_set_key,
-          .encrypt_block = aesfast_aesni_encrypt_block, .ctr32_xor = aesfast_vaes_avx2_ctr32_xor,
+    .k = {.name = "vaes-avx2", .set_key = aesfast_aesni_set_key,
+          .key_bytes = AESFAST_KEY_BITSLICED, .encrypt_block = aesfast_aesni_encrypt_block,
+          .ctr32_xor = aesfast_vaes_avx2_ctr32_xor,
           .gcm = {GCM_KERNELS_PUB(vaes_avx2), .hash_init_few = aesfast_vaes_avx2_ghash_init_few,
                   FEW_256, .hash_init_rest = aesfast_vaes_avx2_ghash_init_rest},
           .gcmsiv = {GCMSIV_KERNELS(vaes_avx2, vaes_avx2),
@@ -255,8 +257,9 @@ static const tier tier_vaes_avx2 = {
     .needs = F_AES | F_PCLMUL | F_SSSE3 | F_SSE41 | F_AVX2 | F_VAES | F_VPCLMUL | F_BMI2,
 };
 static const tier tier_aesni = {
-    .k = {.name = "aesni", .key_bytes = AESFAST_KEY_BITSLICED, .set_key = aesfast_aesni_set_key,
-          .encrypt_block = aesfast_aesni_encrypt_block, .ctr32_xor = aesfast_aesni_ctr32_xor,
+    .k = {.name = "aesni", .set_key = aesfast_aesni_set_key,
+          .key_bytes = AESFAST_KEY_BITSLICED, .encrypt_block = aesfast_aesni_encrypt_block,
+          .ctr32_xor = aesfast_aesni_ctr32_xor,
           .gcm = {GCM_KERNELS(aesni, aesni, aesfast_aesni_ctr32_xor)},
           .gcmsiv = {GCMSIV_KERNELS(aesni, aesni)},
           .gcmsiv_derive = aesfast_aesni_gcmsiv_derive, GCM_LAST(aesni, 8),
@@ -268,16 +271,18 @@ static const tier tier_aesni = {
 
 #if defined(__aarch64__) && defined(AESFAST_ASM)
 static const tier tier_armv8_sha3 = {
-    .k = {.name = "armv8-sha3", .key_bytes = AESFAST_KEY_BITSLICED, .set_key = aesfast_armv8_set_key,
-          .encrypt_block = aesfast_armv8_encrypt_block, .ctr32_xor = aesfast_armv8_ctr32_xor,
+    .k = {.name = "armv8-sha3", .set_key = aesfast_armv8_set_key,
+          .key_bytes = AESFAST_KEY_BITSLICED, .encrypt_block = aesfast_armv8_encrypt_block,
+          .ctr32_xor = aesfast_armv8_ctr32_xor,
           .gcm = {GCM_KERNELS(armv8, armv8_sha3, aesfast_armv8_ctr32_xor)},
           .gcmsiv = {GCMSIV_KERNELS(armv8, armv8_sha3)},
           .gcm_groups = AESFAST_GCM_GROUPS_C},
     .needs = F_AES | F_PCLMUL | F_SHA3,
 };
 static const tier tier_armv8 = {
-    .k = {.name = "armv8", .key_bytes = AESFAST_KEY_BITSLICED, .set_key = aesfast_armv8_set_key,
-          .encrypt_block = aesfast_armv8_encrypt_block, .ctr32_xor = aesfast_armv8_ctr32_xor,
+    .k = {.name = "armv8", .set_key = aesfast_armv8_set_key,
+          .key_bytes = AESFAST_KEY_BITSLICED, .encrypt_block = aesfast_armv8_encrypt_block,
+          .ctr32_xor = aesfast_armv8_ctr32_xor,
           .gcm = {GCM_KERNELS(armv8, armv8, aesfast_armv8_ctr32_xor)},
           .gcmsiv = {GCMSIV_KERNELS(armv8, armv8)},
           .gcm_groups = AESFAST_GCM_GROUPS_C},

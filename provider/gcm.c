@@ -79,6 +79,9 @@
 #define TLS_FIXED_IV EVP_GCM_TLS_FIXED_IV_LEN       /* 4 */
 #define TLS_TAG EVP_GCM_TLS_TAG_LEN                 /* 16 */
 #define GCM_POWERS_ALL SIZE_MAX /* hash_init's table: any number of blocks */
+/* A copy's iv_fork_gen where its original drew its invocation field: no process's fork
+ * generation (those count up from 1), so the copy draws its own before it seals. */
+#define GCM_GEN_COPY UINT64_MAX
 
 /* The per-message path (an IV-only init, AAD, one data update, final, tag) is kept small: what
  * it does inline, and the rest out of line, so that its functions need few registers and no
@@ -158,7 +161,8 @@ static void gcm_clear(aesfast_cipher_ctx *b)
     gcm_ctx *c = (gcm_ctx *)b;
 
     memset(c, 0, aesfast_opaque(GCM_BLOCKS_AT));
-    memset((uint8_t *)c + GCM_STATE2_AT, 0, aesfast_opaque(offsetof(gcm_ctx, hkey) - GCM_STATE2_AT));
+    memset((uint8_t *)c + GCM_STATE2_AT, 0,
+           aesfast_opaque(offsetof(gcm_ctx, hkey) - GCM_STATE2_AT));
 }
 
 static void gcm_copy(aesfast_cipher_ctx *dst, const aesfast_cipher_ctx *src)
@@ -175,6 +179,12 @@ static void gcm_copy(aesfast_cipher_ctx *dst, const aesfast_cipher_ctx *src)
     memcpy(d->hkey.tbl + lo, s->hkey.tbl + lo, hi - lo);
     memcpy((uint8_t *)d + s->base.key_off, (const uint8_t *)s + s->base.key_off,
            s->base.size - s->base.key_off);
+    /* Two copies of a "tlsivfixed" context would seal their next messages under the same
+     * explicit nonces (the default provider's do): the copy draws a new invocation field
+     * before its next seal, as a child of fork() does (gcm_fork_check). A message under way
+     * goes on under its IV in both. */
+    if (s->iv_managed && s->iv_fork_gen != 0)
+        d->iv_fork_gen = GCM_GEN_COPY;
 }
 
 /* Before the free: everything secret (the key, H and its powers, the hash states, keystream,
@@ -525,18 +535,19 @@ static int gcm_random(gcm_ctx *c, uint8_t *p, size_t n)
  * the invocation field then counts). So where that part was drawn in another fork generation
  * than this process's, the 64-bit invocation field (the IV's last 8 bytes; every path here has
  * ivlen >= 8) is drawn again before a message starts on it (receivers read the explicit nonce
- * from the record) when sealing; opening never draws. 1, or 0 with an error raised and the IV
- * finished. */
+ * from the record) when sealing; opening never draws. A copy (gcm_copy) is treated as a child.
+ * 1, or 0 with an error raised and the IV finished. */
 GCM_SLOW int gcm_fork_redraw(gcm_ctx *c)
 {
     uint64_t gen = aesfast_fork_generation(); /* before the draw: a fork after it redraws */
+    const char *why = c->iv_fork_gen == GCM_GEN_COPY ? "copy" : "fork";
 
     if (!gcm_random(c, c->iv + c->base.ivlen - TLS_EXPLICIT_IV, TLS_EXPLICIT_IV)) {
         gcm_end(c);
         return 0;
     }
     c->iv_fork_gen = gen;
-    aesfast_debug("%s: a fork: the invocation field drawn again", c->base.name);
+    aesfast_debug("%s: a %s: the invocation field drawn again", c->base.name, why);
     return 1;
 }
 

@@ -1,7 +1,7 @@
 /*
  * gcm_state: AES-GCM's per-message state, through the EVP API as an application calls it: no
  * keystream, tag or IV flag of one message may outlive it. Each scenario runs on a provider and
- * says whether that provider stayed safe; it must for aesfast. The first four are unsafe states
+ * says whether that provider stayed safe; it must for aesfast. The first five are unsafe states
  * that OpenSSL's default provider gets into (3.0.22, 3.5.7 and 3.6.3 checked):
  * on those series the test also requires the default provider to be UNSAFE, which shows that
  * each check can fail and that provider-aesfast(7)'s list of differences is true; a newer
@@ -27,7 +27,7 @@
 #define OSSL_CIPHER_PARAM_AEAD_IV_GENERATED "iv-generated"
 #endif
 
-/* The newest series whose default provider is known unsafe in the four findings. */
+/* The newest series whose default provider is known unsafe in the five findings. */
 #define KNOWN_UNSAFE_BEFORE 0x30700000UL /* 3.7.0 */
 
 /* What a scenario found. */
@@ -77,7 +77,7 @@ static int seal32(EVP_CIPHER_CTX *ctx, uint8_t ct[32], uint8_t *tag)
            && (tag == NULL || EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) > 0);
 }
 
-/* ---- the four findings ------------------------------------------------------------------- */
+/* ---- the five findings ------------------------------------------------------------------- */
 
 /*
  * 1. An IV under "tlsivfixed" management serves one message only. Sealing: key, a 4-byte fixed
@@ -114,6 +114,46 @@ static int iv_reuse(const char *prov, int how)
         tu_die("%s: the record's IV and its payload disagree", prov);
     return same_iv ? UNSAFE : SAFE;
 }
+
+/*
+ * 5. Two copies of a sealing context under "tlsivfixed" (EVP_CIPHER_CTX_copy, as a program that
+ * hands a keyed template to each connection or thread does): each seals its next TLS record
+ * (how == 0) or takes "tlsivgen" (how == 1). The same explicit nonce in both would put two
+ * records under one IV.
+ */
+static int copies_share_nonce(const char *prov, int how)
+{
+    EVP_CIPHER *c;
+    EVP_CIPHER_CTX *ctx = ctx_new(prov, &c), *dup = EVP_CIPHER_CTX_new();
+    uint8_t rec[2][56], aad[13] = {0}, nonce[2][8];
+    int ok;
+
+    aad[8] = 23, aad[9] = 3, aad[10] = 3, aad[12] = 8 + 32;
+    ok = dup != NULL && EVP_EncryptInit_ex2(ctx, c, key, NULL, NULL)
+         && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_IV_FIXED, 4, fixed) > 0
+         && EVP_CIPHER_CTX_copy(dup, ctx);
+    for (int i = 0; i < 2 && ok; i++) {
+        EVP_CIPHER_CTX *x = i ? dup : ctx;
+
+        if (how == 0) {
+            memset(rec[i], 0, sizeof(rec[i]));
+            memcpy(rec[i] + 8, pt, 32);
+            ok = EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_TLS1_AAD, 13, aad) == 16
+                 && EVP_Cipher(x, rec[i], rec[i], sizeof(rec[i])) == (int)sizeof(rec[i]);
+            memcpy(nonce[i], rec[i], 8);
+        } else {
+            ok = EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_GCM_IV_GEN, 8, nonce[i]) > 0;
+        }
+    }
+    EVP_CIPHER_CTX_free(dup);
+    done(ctx, c);
+    if (!ok)
+        tu_die("%s: the copies' %s scenario failed to run", prov, how == 0 ? "record" : "IV_GEN");
+    return memcmp(nonce[0], nonce[1], 8) == 0 ? UNSAFE : SAFE;
+}
+
+static int copies_record(const char *prov) { return copies_share_nonce(prov, 0); }
+static int copies_iv_gen(const char *prov) { return copies_share_nonce(prov, 1); }
 
 static int iv_reuse_record(const char *prov) { return iv_reuse(prov, 0); }
 static int iv_reuse_iv_gen(const char *prov) { return iv_reuse(prov, 1); }
@@ -294,7 +334,7 @@ static int init_drops_record(const char *prov)
 static const struct {
     const char *what;
     int (*run)(const char *prov);
-    int finding; /* one of the first four: the default provider is known unsafe in it */
+    int finding; /* one of the first five: the default provider is known unsafe in it */
 } scenarios[] = {
     {"1. a plain message then a TLS record under tlsivfixed: two IVs", iv_reuse_record, 1},
     {"1. a plain message then tlsivgen under tlsivfixed: two IVs", iv_reuse_iv_gen, 1},
@@ -302,6 +342,8 @@ static const struct {
     {"3. a new message: the last one's tag is not readable", stale_tag_after_seal, 1},
     {"3. a switch to encrypting: the tag set is not readable", stale_tag_after_set, 1},
     {"4. an explicit IV after a random one: iv-generated 0", iv_generated_after_reinit, 1},
+    {"5. two copies under tlsivfixed: their next records' nonces differ", copies_record, 1},
+    {"5. two copies under tlsivfixed: tlsivgen gives each its own", copies_iv_gen, 1},
     {"an init ends the message under way (same direction)", init_ends_message, 0},
     {"a tag set for opening is used up by its final", tag_used_up, 0},
     {"an explicit IV ends tlsivfixed management (tlsivgen)", explicit_iv_ends_management, 0},
