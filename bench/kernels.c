@@ -40,7 +40,9 @@
  * Key setup (what a context keyed per message pays before its first block), each once per call
  * whatever --sizes says (bytes 0 in the CSV, no per-byte figures): set-key (the tier's set_key:
  * the key schedule alone), gcm-hkey (GCM's hash key: E_K(0) with encrypt_block, then gcm.hash_init,
- * the table of H's powers, as provider/gcm.c does at every key), siv-keys (GCM-SIV's per-nonce
+ * the whole table of H's powers), gcm-hkey-few (E_K(0) and hash_init_few's powers, what
+ * provider/gcm.c makes at a key where the tier has a short table), gcm-hkey-rest (hash_init_rest,
+ * the rest of the table when a message first needs it), siv-keys (GCM-SIV's per-nonce
  * work: aesfast_gcmsiv_derive, the nonce's encryption key expanded and its authentication key,
  * then gcmsiv.hash_init, every power) and siv-keys-few (the same with the few powers a message of
  * at most AESFAST_HASH_FEW blocks reads, as the provider takes for those). The floor each is
@@ -66,18 +68,20 @@ enum fn {
     FN_CTR, FN_GCM_SEAL, FN_GCM_OPEN, FN_GHASH, FN_SIV_SEAL, FN_SIV_OPEN, FN_POLYVAL,
     FN_MSG_SEAL, FN_MSG_OPEN, FN_SIV_DERIVE, FN_POLYVAL_INIT, FN_POLYVAL_INIT_FEW,
     FN_SIV_MSG_SEAL, FN_SIV_MSG_OPEN, FN_SIV_SHORT_SEAL, FN_SIV_SHORT_OPEN, FN_GCM_SEAL_SECRET,
-    FN_GCM_OPEN_SECRET, FN_SET_KEY, FN_GCM_HKEY, FN_SIV_KEYS, FN_SIV_KEYS_FEW, NFNS
+    FN_GCM_OPEN_SECRET, FN_SET_KEY, FN_GCM_HKEY, FN_SIV_KEYS, FN_SIV_KEYS_FEW, FN_GCM_HKEY_FEW,
+    FN_GCM_HKEY_REST, NFNS
 };
 static const char *const fn_names[NFNS] = {
     "ctr",          "gcm-seal",         "gcm-open",       "ghash",          "siv-seal",
     "siv-open",     "polyval",          "msg-seal",       "msg-open",       "siv-derive",
     "polyval-init", "polyval-init-few", "siv-msg-seal",   "siv-msg-open",   "siv-short-seal",
     "siv-short-open", "gcm-seal-secret", "gcm-open-secret", "set-key", "gcm-hkey", "siv-keys",
-    "siv-keys-few"};
+    "siv-keys-few", "gcm-hkey-few", "gcm-hkey-rest"};
 /* The key setup: once per call, no message size. */
 static int fn_setup(enum fn f)
 {
-    return f == FN_SET_KEY || f == FN_GCM_HKEY || f == FN_SIV_KEYS || f == FN_SIV_KEYS_FEW;
+    return f == FN_SET_KEY || f == FN_GCM_HKEY || f == FN_SIV_KEYS || f == FN_SIV_KEYS_FEW
+           || f == FN_GCM_HKEY_FEW || f == FN_GCM_HKEY_REST;
 }
 
 static int fn_keyed(enum fn f)
@@ -291,13 +295,17 @@ static void run_job(void *arg)
     case FN_SET_KEY: /* calls independent of each other, as keys set up one after another */
         k->set_key(&j->key, j->raw, j->keylen);
         break;
-    case FN_GCM_HKEY: {
+    case FN_GCM_HKEY:
+    case FN_GCM_HKEY_FEW: {
         uint8_t h[16] = {0};
 
         k->encrypt_block(&j->key, h, h);
-        k->gcm.hash_init(&j->hkey, h);
+        (j->fn == FN_GCM_HKEY ? k->gcm.hash_init : aesfast_hash_init_few(&k->gcm))(&j->hkey, h);
         break;
     }
+    case FN_GCM_HKEY_REST: /* on the table setup made, whose few powers are hash_init_few's */
+        k->gcm.hash_init_rest(&j->hkey, j->auth);
+        break;
     case FN_SIV_KEYS:
         aesfast_gcmsiv_derive(k, &j->key, j->nonce, &j->enc_key, j->auth);
         k->gcmsiv.hash_init(&j->hkey, j->auth);
@@ -364,6 +372,8 @@ static void bench_tier(const aesfast_kernel *k, uint8_t *in, uint8_t *out)
             fill(j->blocks, 16, 8);
             if ((f == FN_SIV_SHORT_SEAL || f == FN_SIV_SHORT_OPEN) && k->gcmsiv_seal_short == NULL)
                 continue;
+            if (f == FN_GCM_HKEY_REST && k->gcm.hash_init_rest == NULL)
+                continue; /* (the tier's key makes the whole table) */
             if (f == FN_SIV_SEAL || f == FN_SIV_OPEN || f == FN_POLYVAL)
                 k->gcmsiv.hash_init(&j->hkey, h);
             else

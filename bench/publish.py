@@ -79,7 +79,8 @@ LOOP_OPS = {
 }
 KERNEL_FNS = ["ctr", "gcm-seal", "gcm-open", "ghash", "siv-seal", "siv-open", "polyval"]
 
-# Key setup (build/bench/kernels set-key, gcm-hkey, siv-keys, siv-keys-few: one call each, bytes
+# Key setup (build/bench/kernels set-key, gcm-hkey, gcm-hkey-few, gcm-hkey-rest, siv-keys,
+# siv-keys-few: one call each, bytes
 # 0), counted in the source: kernels/amd64/aesni.S (set_key: per step of the expansion a PSHUFB,
 # an AESENCLAST and a PXOR on the chain, 10 steps for AES-128 and 13 for AES-256;
 # encrypt_block: the rounds; gcmsiv_derive: six blocks side by side, then set_key's expansion of
@@ -108,12 +109,17 @@ HASH_INIT_OPS = {  # (tier, ghash | polyval | polyval-few): chain, clmul issued 
     ("vaes-avx512", "ghash"): dict(chain=(0, 15, 24), aes=0, clmul={"xmm": 6, "ymm": 6, "zmm": 42}),
     ("vaes-avx512", "polyval"): dict(chain=(0, 15, 19), aes=0, clmul={"xmm": 6, "ymm": 6, "zmm": 42}),
     ("vaes-avx512", "polyval-few"): dict(chain=(0, 9, 11), aes=0, clmul={"xmm": 6, "ymm": 6, "zmm": 6}),
+    ("vaes-avx512", "ghash-few"): dict(chain=(0, 9, 16), aes=0, clmul={"xmm": 6, "ymm": 6, "zmm": 6}),
+    ("vaes-avx512", "ghash-rest"): dict(chain=(0, 6, 8), aes=0, clmul={"zmm": 36}),
     ("vaes-avx2", "ghash"): dict(chain=(0, 15, 24), aes=0, clmul={"xmm": 6, "ymm": 90}),
     ("vaes-avx2", "polyval"): dict(chain=(0, 12, 15), aes=0, clmul={"xmm": 6, "ymm": 42}),
     ("vaes-avx2", "polyval-few"): dict(chain=(0, 9, 11), aes=0, clmul={"xmm": 6, "ymm": 18}),
+    ("vaes-avx2", "ghash-few"): dict(chain=(0, 9, 16), aes=0, clmul={"xmm": 6, "ymm": 18}),
+    ("vaes-avx2", "ghash-rest"): dict(chain=(0, 6, 8), aes=0, clmul={"ymm": 72}),
     ("aesni", "ghash"): dict(chain=(0, 21, 47), aes=0, clmul={"xmm": 35}),
     ("aesni", "polyval"): dict(chain=(0, 21, 42), aes=0, clmul={"xmm": 35}),
     ("aesni", "polyval-few"): dict(chain=(0, 21, 42), aes=0, clmul={"xmm": 35}),  # = hash_init
+    ("aesni", "ghash-few"): dict(chain=(0, 21, 47), aes=0, clmul={"xmm": 35}),  # = hash_init
 }
 
 
@@ -132,12 +138,15 @@ def setup_ops(tier, fn, bits):
     """The counts of a key-setup function (see above), or None for a tier not counted."""
     if fn == "set-key":
         return _setkey(bits) if tier in ("aesni", "vaes-avx2", "vaes-avx512") else None
-    kind = {"gcm-hkey": "ghash", "siv-keys": "polyval", "siv-keys-few": "polyval-few"}.get(fn)
+    kind = {"gcm-hkey": "ghash", "gcm-hkey-few": "ghash-few", "gcm-hkey-rest": "ghash-rest",
+            "siv-keys": "polyval", "siv-keys-few": "polyval-few"}.get(fn)
     h = HASH_INIT_OPS.get((tier, kind))
     if h is None:
         return None
-    if fn == "gcm-hkey":
+    if fn in ("gcm-hkey", "gcm-hkey-few"):
         return _seq(_eblock(bits), h)
+    if fn == "gcm-hkey-rest":
+        return h
     # derive, then the nonce key's expansion beside the powers (both need only derive's output):
     # the chain is derive's and the longer of the two; everything issues
     both = _seq(_derive(bits), _setkey(bits), h)
@@ -731,8 +740,11 @@ def main():
         if setup:
             p.append("### Key setup, cycles per call\n")
             p.append("What a context keyed per message pays before its first block: set-key (the "
-                     "key schedule), gcm-hkey (GCM's hash key: E_K(0), then the table of H's "
-                     "powers), siv-keys (GCM-SIV's per nonce: the derived keys, the encryption "
+                     "key schedule), gcm-hkey-few (GCM's hash key as a key makes it: E_K(0), "
+                     "then the few powers a short message reads, or the whole table on a tier "
+                     "without a short one), gcm-hkey-rest (the rest of the table, made when a "
+                     "longer message first needs it), gcm-hkey (E_K(0) and the whole table at "
+                     "once), siv-keys (GCM-SIV's per nonce: the derived keys, the encryption "
                      "key's schedule, every power of the authentication key) and siv-keys-few (the "
                      "few powers a short message reads); calls back to back, independent of each "
                      "other. **Floor**: their AES rounds and carry-less multiplies (counted in the "

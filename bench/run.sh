@@ -295,7 +295,7 @@ if [ -n "$tree" ]; then
 fi
 
 if [ $publish -eq 1 ]; then
-  kfns=ctr,gcm-seal,gcm-open,ghash,siv-seal,siv-open,polyval,set-key,gcm-hkey,siv-keys,siv-keys-few
+  kfns=ctr,gcm-seal,gcm-open,ghash,siv-seal,siv-open,polyval,set-key,gcm-hkey-few,gcm-hkey-rest,gcm-hkey,siv-keys,siv-keys-few
   kargs=(--fn $kfns --sizes 16k,1m)
   [ $quick -eq 0 ] || kargs=(--fn $kfns --sizes 16k --ms 10
                              --tier "$(sed -n 's/.*(aesfast-kernel: \([^)]*\)).*/\1/p' "${csvs[0]%.csv}.log")")
