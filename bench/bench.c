@@ -617,6 +617,16 @@ static void siv_kat(struct side *s)
     }
 }
 
+/* The two sides' 1 MiB of output, and their tags, must be the same (b NULL: no reference). */
+static void sides_agree(const struct side *a, const struct side *b, const char *name, enum op op)
+{
+    if (b && memcmp(a->out, b->out, VERIFY_LEN) != 0)
+        die("%s: %s and %s disagree on 1 MiB of %s ciphertext", name, a->prov, b->prov,
+            op_names[op]);
+    if (b && a->aead && memcmp(a->tag, b->tag, TAG_LEN) != 0)
+        die("%s: %s and %s disagree on the %s tag", name, a->prov, b->prov, op_names[op]);
+}
+
 /* Run op on the same 1 MiB through both sides and insist on identical output and tags. For open:
  * each side opens the message the other sealed, and refuses it with one tag bit flipped. With no
  * b (a reference without the cipher), a is checked alone: the self_open() checks and, for open,
@@ -654,11 +664,7 @@ static void verify(struct side *a, struct side *b, enum op op, const uint8_t *in
                 self_open(s, op_names[op], key, s->iv, op == OP_SEAL ? opt.aad_len : 0, s->out,
                           in, VERIFY_LEN, s->tag);
         }
-        if (b && memcmp(a->out, b->out, VERIFY_LEN) != 0)
-            die("%s: %s and %s disagree on 1 MiB of %s ciphertext", name, a->prov, b->prov,
-                op_names[op]);
-        if (b && a->aead && memcmp(a->tag, b->tag, TAG_LEN) != 0)
-            die("%s: %s and %s disagree on the %s tag", name, a->prov, b->prov, op_names[op]);
+        sides_agree(a, b, name, op);
         break;
     case OP_REKEY:
     case OP_NEWCTX:
@@ -673,11 +679,7 @@ static void verify(struct side *a, struct side *b, enum op op, const uint8_t *in
                 self_open(s, op_names[op], op == OP_COPY ? key : s->key, s->iv, opt.aad_len,
                           s->out, in, VERIFY_LEN, s->tag);
         }
-        if (b && memcmp(a->out, b->out, VERIFY_LEN) != 0)
-            die("%s: %s and %s disagree on 1 MiB of %s ciphertext", name, a->prov, b->prov,
-                op_names[op]);
-        if (b && a->aead && memcmp(a->tag, b->tag, TAG_LEN) != 0)
-            die("%s: %s and %s disagree on the %s tag", name, a->prov, b->prov, op_names[op]);
+        sides_agree(a, b, name, op);
         break;
     case OP_SPEED:
         /* in place: one message from the plaintext, its tag read after the final (speed reads

@@ -32,6 +32,10 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "test"))
+from binding_test import write_cnf  # noqa: E402  (the test's cnf: aesfast preferred, or default)
+
 PY = "/usr/bin/python3"
 DEBIAN_PKG = "/usr/lib/python3/dist-packages/cryptography"
 AAD = bytes(range(13))
@@ -75,19 +79,6 @@ def parse_size(s):
     if not 1 <= n <= 1 << 24:
         raise SystemExit(f"bench/binding.py: bad size {s!r} (1 .. 16m, suffix k or m)")
     return n
-
-
-def write_cnf(path, module):
-    with open(path, "w") as f:
-        f.write("config_diagnostics = 1\nopenssl_conf = openssl_init\n[openssl_init]\n"
-                "providers = provider_sect\n")
-        if module:
-            f.write("alg_section = evp_properties\n[evp_properties]\n"
-                    "default_properties = ?provider=aesfast\n")
-        f.write("[provider_sect]\ndefault = default_sect\n" +
-                ("aesfast = aesfast_sect\n" if module else "") + "[default_sect]\nactivate = 1\n")
-        if module:
-            f.write(f"[aesfast_sect]\nmodule = {module}\nactivate = 1\n")
 
 
 def main():
