@@ -85,8 +85,10 @@ LOOPS = [
     ("siv-ctr", "keyed", "ctr32le_xor"),
     ("msg-seal", "keyed", "gcm_seal_msg"),  # the one-call message kernels, where a tier has them
     ("msg-open", "keyed", "gcm_open_msg"),
+    ("pub-seal", "keyed", "gcm_ctr_then_hash_pub"),  # the stitched forms for a public counter
+    ("pub-open", "keyed", "gcm_hash_then_ctr_pub"),  # where the tier's table does not name them
 ]
-MSG_TIERS = {"vaes-avx512"}
+MSG_TIERS = {"vaes-avx512"}  # the tiers with msg-* and pub-* loops
 # The forms the provider calls for a 12-byte IV where a tier has them (aesfast_gcm_stitched).
 PUB = {"vaes-avx2": {"gcm-seal": "gcm_ctr_then_hash_pub", "gcm-open": "gcm_hash_then_ctr_pub"}}
 # armv8-sha3 shares armv8's CTR (armv8.S).
@@ -518,7 +520,7 @@ def main():
         extra = ["znver5"]  # calibration only
         for tier, pre in X86_TIERS.items():
             for loop, kind, suffix in LOOPS:
-                if loop.startswith("msg-") and tier not in MSG_TIERS:
+                if loop.startswith(("msg-", "pub-")) and tier not in MSG_TIERS:
                     continue
                 sym = pre + PUB.get(tier, {}).get(loop, suffix)
                 cpus = INTEL + extra
@@ -526,7 +528,7 @@ def main():
         if arm_ok:
             for tier, pre in ARM_TIERS.items():
                 for loop, kind, suffix in LOOPS:
-                    if loop.startswith("msg-"):
+                    if loop.startswith(("msg-", "pub-")):
                         continue
                     sym = ARM_SHARED.get(suffix, pre) + suffix
                     cpus = ARM_SHA3 if tier == "armv8-sha3" else ARM
@@ -574,7 +576,7 @@ def main():
         want = []
         for tier in X86_TIERS:
             for loop, kind, _ in LOOPS:
-                if loop.startswith("msg-") and tier not in MSG_TIERS:
+                if loop.startswith(("msg-", "pub-")) and tier not in MSG_TIERS:
                     continue
                 for n in ((loop + "-128", loop + "-256") if kind == "keyed" else (loop,)):
                     for cpu in INTEL + [ZEN5]:
@@ -644,20 +646,27 @@ def write_page(args, rows, missing, notes, mca_version, ossl_ver, tree, started,
 
     # x86-64
     loops_x86 = ["ctr-128", "gcm-seal-128", "gcm-open-128", "msg-seal-128", "msg-open-128",
-                 "ghash", "polyval", "siv-open-128", "siv-ctr-128", "ctr-256", "gcm-seal-256",
-                 "gcm-open-256", "msg-seal-256", "msg-open-256"]
+                 "pub-seal-128", "pub-open-128", "ghash", "polyval", "siv-open-128",
+                 "siv-ctr-128", "ctr-256", "gcm-seal-256", "gcm-open-256", "msg-seal-256",
+                 "msg-open-256", "pub-seal-256", "pub-open-256"]
     ossl_x86 = {"ctr-128": "aesni-x86_64", "ctr-256": "aesni-x86_64", "ghash": "ghash-x86_64",
                 "gcm-seal-128": "aes-gcm-avx512", "gcm-open-128": "aes-gcm-avx512",
                 "gcm-seal-256": "aes-gcm-avx512", "gcm-open-256": "aes-gcm-avx512"}
     for k in list(ossl_x86):
         if k.startswith("gcm-"):
-            ossl_x86["msg" + k[3:]] = ossl_x86[k]
+            ossl_x86["msg" + k[3:]] = ossl_x86["pub" + k[3:]] = ossl_x86[k]
     L.append("## x86-64: Intel AVX-512 servers, and the Zen 5 count")
     L.append("")
     L.append("Cycles per 16 blocks (busiest resource). aesfast's `vaes-avx512` tier is what "
              "these CPUs get; OpenSSL %s's loop beside it is the one its default provider runs "
              "there (AES-NI CTR, `gcm_ghash_avx`, the AVX-512 GCM of aes-gcm-avx512.pl)."
              % (ossl_ver or "(left out here)"))
+    L.append("")
+    L.append("`gcm-*`: the stitched loops (gcm_ctr_then_hash, gcm_hash_then_ctr, any counter); "
+             "`msg-*`: the one-call message kernels the provider runs for a message with a 12-byte "
+             "IV; `pub-*`: the stitched forms for such a public counter, where the tier's table "
+             "in provider/dispatch.c names them (else the provider calls `gcm-*`). OpenSSL's "
+             "column is its one GCM loop on each row.")
     L.append("")
     L.append("| loop | aesfast sapphirerapids | OpenSSL sapphirerapids | aesfast icelake-server "
              "| OpenSSL icelake-server | aesfast zen5-count | OpenSSL zen5-count |")
@@ -672,7 +681,7 @@ def write_page(args, rows, missing, notes, mca_version, ossl_ver, tree, started,
 
     for loop in loops_x86:
         a = [pick(rows, "aesfast", "vaes-avx512", loop, m) for m in INTEL + [ZEN5]]
-        o = [pick(rows, "openssl", None, loop.replace("msg-", "gcm-"), m) if loop in ossl_x86 else None
+        o = [pick(rows, "openssl", None, "gcm-" + loop[4:] if loop[:4] in ("msg-", "pub-") else loop, m) if loop in ossl_x86 else None
              for m in INTEL + [ZEN5]]
         o = [r if r is None or r["tier"].startswith(ossl_x86.get(loop, "?")) else None for r in o]
         L.append("| %s | %s | %s | %s | %s | %s | %s |" % (
@@ -686,7 +695,7 @@ def write_page(args, rows, missing, notes, mca_version, ossl_ver, tree, started,
     L.append("| loop | aesni | vaes-avx2 |")
     L.append("|---|---:|---:|")
     for loop in loops_x86:
-        if loop.startswith("msg-"):
+        if loop.startswith(("msg-", "pub-")):
             continue
         c = []
         for tier in ("aesni", "vaes-avx2"):

@@ -1515,7 +1515,7 @@
  * loop per key size while 32 or more blocks are left (seal then hashes the last group it
  * encrypted), then the tail.
  */
-.macro _gcm32_crypt enc, fmt, hfmt
+.macro _gcm32_crypt enc, fmt, hfmt, be=0
         mov             8(%rsp), NBLOCKS
         test            NBLOCKS, NBLOCKS
         jz              .Lret\@
@@ -1524,14 +1524,26 @@
         vmovdqu8        .Lbswap128(%rip), BSWAP128
 .endif
         _ctr32_setup    \fmt
+.if \be
+        /* The first counter's low byte (public), if it is 2 mod 32 (_gcm32_counters), as a
+         * message's first call has (J0 + 1); else 0xff00, above every group's bound. */
+        movzbl          15(CTRP), CTRLO
+        testb           $0x1d, CTRLOB
+        jnz             .Lnot2\@
+        testb           $0x02, CTRLOB
+        jnz             .Lbe\@
+.Lnot2\@:
+        mov             $0xff00, CTRLO
+.Lbe\@:
+.endif
         _load_acc       \hfmt
         sub             $32, NBLOCKS
         jb              .Lafter\@
         cmp             $14, ROUNDS
         je              .L256\@
-        _gcm32_loop     \enc, \fmt, \hfmt, 10, .Llag\@, .Lafter\@
+        _gcm32_loop     \enc, \fmt, \hfmt, 10, .Llag\@, .Lafter\@, \be
 .L256\@:
-        _gcm32_loop     \enc, \fmt, \hfmt, 14, .Llag\@, .Lafter\@
+        _gcm32_loop     \enc, \fmt, \hfmt, 14, .Llag\@, .Lafter\@, \be
 .if \enc
 .Llag\@:
         _hash32_group   \hfmt
@@ -2001,6 +2013,17 @@ AESFAST_END(aesfast_vaes_avx512_gcm_ctr_then_hash)
 AESFAST_FUNC(aesfast_vaes_avx512_gcm_hash_then_ctr)
         _gcm32_crypt    0, ctr32, ghash
 AESFAST_END(aesfast_vaes_avx512_gcm_hash_then_ctr)
+
+/* The same for a public counter (GCM's J0 from a 12-byte IV): the big-endian groups of
+ * _gcm32_counters' \be, which branch on the counter, where its low byte is 2 mod 32 at the
+ * start (a message's first call, and every call after whole groups of 32). */
+AESFAST_FUNC(aesfast_vaes_avx512_gcm_ctr_then_hash_pub)
+        _gcm32_crypt    1, ctr32, ghash, be=1
+AESFAST_END(aesfast_vaes_avx512_gcm_ctr_then_hash_pub)
+
+AESFAST_FUNC(aesfast_vaes_avx512_gcm_hash_then_ctr_pub)
+        _gcm32_crypt    0, ctr32, ghash, be=1
+AESFAST_END(aesfast_vaes_avx512_gcm_hash_then_ctr_pub)
 
 AESFAST_FUNC(aesfast_vaes_avx512_gcmsiv_ctr_then_hash)
         _gcm32_crypt    1, ctr32le, polyval
