@@ -8,7 +8,8 @@
  *
  *   aesfast_T_ghash_init(hkey, h)        the table of H's powers below.
  *   aesfast_T_ghash(hkey, acc, in, n)    acc = GHASH(acc, n blocks).
- *   aesfast_T_gcm_ctr_then_hash(key, hkey, acc, ctr, in, out, n)   seal: CTR, then GHASH(out).
+ *   aesfast_T_gcm_ctr_then_hash(key, hkey, acc, ctr, in, out, n)   seal: CTR, then GHASH(out);
+ *                                        _pub: the same for a public counter (both widths).
  *   aesfast_T_gcm_hash_then_ctr(key, hkey, acc, ctr, in, out, n)   open: GHASH(in), then CTR.
  *   aesfast_T_polyval_init(hkey, h), aesfast_T_polyval(hkey, acc, in, n)   the same for POLYVAL.
  *   aesfast_T_polyval_init_few(hkey, h)  H'^8..H'^1 only, enough for hashes of <= 8 blocks.
@@ -69,8 +70,10 @@
  *     vector with rk[0]'s XOR) never branches on the counter, which may be secret (J0 of an IV
  *     that is not 12 bytes). The big-endian form for a public counter (a branch on its low byte)
  *     takes the 256-bit loop from 24 to 17 counter operations per 16 blocks (3-5% at 16 KiB,
- *     Intel); on zmm it measured within the noise of the native form, so only the one-call
- *     message kernel uses it.
+ *     Intel). On zmm (the one-call message kernels and the 512-bit _pub forms) its groups are
+ *     made by XOR from their first vector (_gcm32_counters), 11 operations per 32 blocks
+ *     against the native 25: Intel's ports 0 and 5 run every 512-bit operation, so there the
+ *     loop's bound falls with them (bench/model.py, doc/perf/model/); Zen 5 measured no slower.
  *
  * The field, and why no bit reflection is needed
  *   GHASH works in GF(2^128) = GF(2)[x] / P(x), P = x^128 + x^7 + x^2 + x + 1, and stores the
