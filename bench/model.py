@@ -657,10 +657,12 @@ def write_page(args, rows, missing, notes, mca_version, ossl_ver, tree, started,
             ossl_x86["msg" + k[3:]] = ossl_x86["pub" + k[3:]] = ossl_x86[k]
     L.append("## x86-64: Intel AVX-512 servers, and the Zen 5 count")
     L.append("")
-    L.append("Cycles per 16 blocks (busiest resource). aesfast's `vaes-avx512` tier is what "
-             "these CPUs get; OpenSSL %s's loop beside it is the one its default provider runs "
-             "there (AES-NI CTR, `gcm_ghash_avx`, the AVX-512 GCM of aes-gcm-avx512.pl)."
-             % (ossl_ver or "(left out here)"))
+    L.append("Cycles per 16 blocks (busiest resource). aesfast's `vaes-avx512` tier: what "
+             "Sapphire Rapids and later get (on Ice Lake servers, whose clock drops under 512-bit "
+             "registers, the automatic choice is `vaes-avx2`, in the next table; "
+             "`AESFAST_KERNEL=vaes-avx512` runs this one). OpenSSL %s's loop beside it is the one "
+             "its default provider runs on both (AES-NI CTR, `gcm_ghash_avx`, the AVX-512 GCM of "
+             "aes-gcm-avx512.pl)." % (ossl_ver or "(left out here)"))
     L.append("")
     L.append("`gcm-*`: the stitched loops (gcm_ctr_then_hash, gcm_hash_then_ctr, any counter); "
              "`msg-*`: the one-call message kernels the provider runs for a message with a 12-byte "
@@ -692,8 +694,8 @@ def write_page(args, rows, missing, notes, mca_version, ossl_ver, tree, started,
                  cell(pick(rows, "openssl", None, "gcm-6x-128", "sapphirerapids")) + " / " +
                  cell(pick(rows, "openssl", None, "gcm-6x-128", ZEN5))))
     L.append("")
-    L.append("| loop | aesni | vaes-avx2 |")
-    L.append("|---|---:|---:|")
+    L.append("| loop | aesni | vaes-avx2 | vaes-avx2 icelake-server |")
+    L.append("|---|---:|---:|---:|")
     for loop in loops_x86:
         if loop.startswith(("msg-", "pub-")):
             continue
@@ -702,7 +704,8 @@ def write_page(args, rows, missing, notes, mca_version, ossl_ver, tree, started,
             r1 = pick(rows, "aesfast", tier, loop, "sapphirerapids")
             r2 = pick(rows, "aesfast", tier, loop, ZEN5)
             c.append("%s / %s" % (cell(r1), cell(r2)))
-        L.append("| %s | %s | %s |" % (loop, c[0], c[1]))
+        c.append(cell(pick(rows, "aesfast", "vaes-avx2", loop, "icelake-server")))
+        L.append("| %s | %s | %s | %s |" % (loop, c[0], c[1], c[2]))
     L.append("")
 
     # arm64
