@@ -14,7 +14,8 @@ What it models, per loop: the instructions between the loop's head and its back 
 forward branches inside the body may be taken or not, branches out of it are not taken, and of
 the paths the one kept is the AES-128 one (AES rounds per block = 10; AES-256: 14) with the most
 AES instructions, the shortest of those (a counter's rare carry path is longer); a hash loop's
-the one with the most carry-less multiplies. The loop whose kept path has the most AES
+the one with the most carry-less multiplies; a branch back to the head from inside the body (an
+inner loop over the rounds) may be taken up to 7 times. The loop whose kept path has the most AES
 instructions (hashes: multiplies) is the function's main loop. Blocks per iteration: the AES
 last rounds times the blocks per register (keyed loops), or the largest pointer step / 16
 (hashes). Cycles per 16 blocks = llvm-mca's total cycles / iterations * 16 / blocks.
@@ -210,7 +211,7 @@ def paths(body, arch, limit=512):
     head, n = body[0].addr, len(body)
     found = []
 
-    def walk(k, acc):
+    def walk(k, acc, again=0):
         while k < n:
             if len(found) >= limit:
                 return
@@ -224,9 +225,11 @@ def paths(body, arch, limit=512):
                 inside = t in index and t > ins.addr
                 if ins.is_cond(arch):
                     if inside:
-                        walk(index[t], acc)
-                    elif t == head:
-                        found.append(acc)
+                        walk(index[t], acc, again)
+                    elif t == head and again < 7:
+                        # an inner loop on the same head (OpenSSL's aesv8 CTR runs its rounds
+                        # so): once more from the head; the rounds per block pick the count
+                        walk(0, acc, again + 1)
                 else:
                     if inside:
                         k = index[t]
