@@ -892,22 +892,23 @@ def main():
            "One folder per CPU class, each written whole by `bench/run.sh --publish` on a machine "
            "of that class (bench/publish.py says how a class is named). Never edited by hand.\n",
            "| class | CPU | aesfast tier | date | headline |", "|---|---|---|---|---|"]
-    for d in sorted(os.listdir(a.out)):
+    for d in class_dirs(a.out):
         page = os.path.join(a.out, d, "README.md")
-        if not os.path.isfile(page):
-            continue
         m = re.match(r"<!-- perf-index: (.*) -->", read(page).splitlines()[0])
-        f = [s.strip() for s in m.group(1).split(" | ")] if m else [d, "?", "?", "?", ""]
+        f = [s.strip() for s in m.group(1).split(" | ")]
         f += [""] * (6 - len(f))
         idx.append(f"| [{d}]({d}/README.md) | {f[1]} | `{f[2]}` | {f[3]} | {f[4]}"
                    f"{' (quick run)' if f[5] == 'quick' else ''} |")
+    if os.path.isfile(os.path.join(a.out, "model", "README.md")):
+        idx.append("\nCPUs without a page, modelled instead (not measured): "
+                   "[model/](model/README.md), written by `bench/model.py`.")
     with open(os.path.join(a.out, "README.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(idx) + "\n")
 
     # ---- README.md's block ----
     rel = os.path.relpath(outdir, os.path.dirname(os.path.abspath(a.readme)))
     relidx = os.path.relpath(a.out, os.path.dirname(os.path.abspath(a.readme)))
-    classes = [d for d in sorted(os.listdir(a.out)) if os.path.isfile(os.path.join(a.out, d, "README.md"))]
+    classes = class_dirs(a.out)
     nl = next(x for x in per_lib if x["lib"] is newest)
     block = [f"<!-- written by bench/run.sh --publish ({cls}, {date}, commit {short}); do not edit -->",
              f"aesfast / OpenSSL {newest['version'].split(' ')[1]}'s default provider on {cls} "
@@ -919,6 +920,17 @@ def main():
              f" ([index]({relidx}/README.md))."]
     replace_block(a.readme, "\n".join(block))
     print(outdir)
+
+
+def class_dirs(perf):
+    """The CPU classes' folders of doc/perf: those whose page starts with the index line (not
+    model/, bench/model.py's)."""
+    out = []
+    for d in sorted(os.listdir(perf)):
+        page = os.path.join(perf, d, "README.md")
+        if os.path.isfile(page) and read(page).startswith("<!-- perf-index: "):
+            out.append(d)
+    return out
 
 
 def cls_rule_name(info):

@@ -411,6 +411,8 @@ aesfast_hash_init_fn aesfast_vaes_avx512_ghash_init_rest;
 aesfast_hash_fn aesfast_vaes_avx512_ghash;
 aesfast_aead_crypt_fn aesfast_vaes_avx512_gcm_ctr_then_hash;
 aesfast_aead_crypt_fn aesfast_vaes_avx512_gcm_hash_then_ctr;
+aesfast_aead_crypt_fn aesfast_vaes_avx512_gcm_ctr_then_hash_pub; /* a public counter (see above) */
+aesfast_aead_crypt_fn aesfast_vaes_avx512_gcm_hash_then_ctr_pub;
 aesfast_gcm_msg_fn aesfast_vaes_avx512_gcm_seal_msg;
 aesfast_gcm_msg_fn aesfast_vaes_avx512_gcm_open_msg;
 /* GCM-SIV on the VAES tiers: ctr32le_xor in kernels/amd64/vaes.S, the rest in gcm_vaes.S. */

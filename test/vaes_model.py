@@ -7,7 +7,7 @@ vaes_model.py --snippets SNIPPETS SO [KERNELS]: checks the model itself against 
 
   OBJECT    an ELF object, or a static library (plain or thin) with a member that defines FUNCTION
   FUNCTION  aesfast_vaes_avx512_X or aesfast_vaes_avx2_X, X one of ctr32_xor, ghash_init, ghash,
-            gcm_ctr_then_hash, gcm_hash_then_ctr (GCM; and, 256-bit, their _pub forms for a public
+            gcm_ctr_then_hash, gcm_hash_then_ctr (GCM; and their _pub forms for a public
             counter), ctr32le_xor, polyval_init, polyval,
             gcmsiv_ctr_then_hash (GCM-SIV); the hash and stitched ones also run the tier's
             ghash_init (GCM) or polyval_init (GCM-SIV), from the same OBJECT, to build the table
@@ -36,7 +36,8 @@ by instruction on modeled registers (16 GPRs, 32 vector registers of 512 bits, k
     (resp. in), for AES-128/192/256 x the same block counts (and, AES-128, 23 counts from 47 to
     512), with counter wraps, in-place calls, and calls split in 2..4 (fixed and random lengths
     up to 300 blocks) that must chain to the one-call result; the _pub forms the same, with
-    counters whose last byte is near 0xff too (a group of 16 carries out of it);
+    counters whose last byte is near 0xff too (a group of 16 carries out of it), or 2 mod 32
+    (the 512-bit big-endian groups);
   - gcm_seal_msg / gcm_open_msg: out = in XOR AES(J0 + 1 + i), the tag E(J0) ^ GHASH(acc, queue,
     the hashed data blocks, the lengths block), and the state a message that goes on resumes
     from (acc', queue': the same hash without the lengths block, ending with the partial
@@ -1628,6 +1629,8 @@ def random_ctr(rng, case, nblocks, fmt='ctr32', pub=False):
             ctr[12:] = low.to_bytes(4, 'big')
     elif pub and case % 3 == 1:               # the last byte near 0xff: a group of 16 carries
         ctr[15] = 0xff - rng.randrange(32)
+    elif pub and case % 6 == 2:               # 2 mod 32, a message's first: 512-bit groups by XOR
+        ctr[15] = 2 + 32 * rng.randrange(8)
     return bytes(ctr)
 
 

@@ -8,7 +8,8 @@
  *
  *   aesfast_T_ghash_init(hkey, h)        the table of H's powers below.
  *   aesfast_T_ghash(hkey, acc, in, n)    acc = GHASH(acc, n blocks).
- *   aesfast_T_gcm_ctr_then_hash(key, hkey, acc, ctr, in, out, n)   seal: CTR, then GHASH(out).
+ *   aesfast_T_gcm_ctr_then_hash(key, hkey, acc, ctr, in, out, n)   seal: CTR, then GHASH(out);
+ *                                        _pub: the same for a public counter (both widths).
  *   aesfast_T_gcm_hash_then_ctr(key, hkey, acc, ctr, in, out, n)   open: GHASH(in), then CTR.
  *   aesfast_T_polyval_init(hkey, h), aesfast_T_polyval(hkey, acc, in, n)   the same for POLYVAL.
  *   aesfast_T_ghash_init_few(hkey, h), aesfast_T_polyval_init_few(hkey, h)   H'^8..H'^1 only,
@@ -72,8 +73,10 @@
  *     vector with rk[0]'s XOR) never branches on the counter, which may be secret (J0 of an IV
  *     that is not 12 bytes). The big-endian form for a public counter (a branch on its low byte)
  *     takes the 256-bit loop from 24 to 17 counter operations per 16 blocks (3-5% at 16 KiB,
- *     Intel); on zmm it measured within the noise of the native form, so only the one-call
- *     message kernel uses it.
+ *     Intel). On zmm (the one-call message kernels and the 512-bit _pub forms) its groups are
+ *     made by XOR from their first vector (_gcm32_counters), 11 operations per 32 blocks
+ *     against the native 25: Intel's ports 0 and 5 run every 512-bit operation, so there the
+ *     loop's bound falls with them (bench/model.py, doc/perf/model/); Zen 5 measured no slower.
  *
  * The field, and why no bit reflection is needed
  *   GHASH works in GF(2^128) = GF(2)[x] / P(x), P = x^128 + x^7 + x^2 + x + 1, and stores the
@@ -355,10 +358,21 @@
 /* The data's first counters from J0 (GCM's native form): lanes J0 + 1 .. J0 + 4. */
 .Llane_inc_j0:
         .long 1, 0, 0, 0,  2, 0, 0, 0,  3, 0, 0, 0,  4, 0, 0, 0
-/* 4 in byte 15 (the top byte of dword 3) of each lane: the big-endian step (_gcm32_counters). */
-.Lctr_step4_be:
+/* 28 in byte 15 (the top byte of dword 3) of each lane: vector 7's big-endian step from vector
+ * 0 (_gcm32_counters). */
+.Lctr_step28_be:
         .rept 4
-        .long 0, 0, 0, 4 << 24
+        .long 0, 0, 0, 28 << 24
+        .endr
+        .p2align 6
+/* What vector i = 1..6 of a big-endian group XORs into vector 0's blocks (_gcm32_counters): in
+ * byte 15 of lane l, (l + 2) ^ (4i + l + 2), the counters' low bytes B + 4i + l + 2 against
+ * B + l + 2 where B is a multiple of 32 (B + x = B ^ x for x < 32). */
+.Lctr_xor_be:
+        .irp i, 1,2,3,4,5,6
+        .irp l, 0,1,2,3
+        .long 0, 0, 0, ((\l + 2) ^ (4*\i + \l + 2)) << 24
+        .endr
         .endr
 /* All ones: BZHI's source for byte masks. */
 .Lones:
@@ -1196,25 +1210,25 @@
  * branch.
  * With \be (GCM only, for a counter that is public: a 12-byte IV's J0 = IV || 1), a group whose
  * 32 counters share bytes 12..14 (the low byte of its first, CTRLO, is at most 224: 7 groups in
- * 8) is made on the big-endian blocks themselves, 4 added to byte 15 from one vector to the
- * next: one shuffle per group instead of one per vector. That branch follows the counter, so a
- * counter that is secret (J0 = GHASH(IV) for other IV lengths) comes with CTRLO >= 2^32, which
- * always takes the native way.
+ * 8) is made on the big-endian blocks themselves, from vector 0's (one shuffle) XORed with
+ * rk[0]: the groups start at CTRLO = 2 mod 32 (the data's first counter is J0 + 1, and the
+ * caller checks it), so their low bytes are B + 2 .. B + 33 with B a multiple of 32, and
+ * vectors 1..6 (B + 6 .. B + 29) differ from vector 0 (B + 2 .. B + 5) by a constant XOR in
+ * byte 15, since B + x = B ^ x for x < 32 (.Lctr_xor_be); vector 7 (up to B + 33) is vector 0
+ * plus 28. 11 vector operations per group against the native form's 25, no carry to handle.
+ * That branch follows the counter, so a counter that is secret (J0 = GHASH(IV) for other IV
+ * lengths) comes with CTRLO >= 2^32, which always takes the native way.
  */
 .macro _gcm32_counters fmt, be=0
 .if \be
         cmp             $224, CTRLO
         ja              .Lnative\@
         vpshufb         BSWAP128, CTRN, V0              /* big-endian: c+0 .. c+3 */
-        vpaddd          .Lctr_step4_be(%rip), V0, V1
-        vpaddd          .Lctr_step4_be(%rip), V1, V2
-        vpaddd          .Lctr_step4_be(%rip), V2, V3
-        vpaddd          .Lctr_step4_be(%rip), V3, V4
-        vpaddd          .Lctr_step4_be(%rip), V4, V5
-        vpaddd          .Lctr_step4_be(%rip), V5, V6
-        vpaddd          .Lctr_step4_be(%rip), V6, V7
-.irp i, 0,1,2,3,4,5,6,7
-        vpxord          RK0, V\i, V\i
+        vpaddd          .Lctr_step28_be(%rip), V0, V7   /* c+28 .. c+31 */
+        vpxord          RK0, V0, V0
+        vpxord          RK0, V7, V7
+.irp i, 1,2,3,4,5,6
+        vpxord          .Lctr_xor_be+64*(\i-1)(%rip), V0, V\i /* c+4i .. c+4i+3, ^ rk[0] */
 .endr
         jmp             .Lmade\@
 .Lnative\@:
@@ -1522,7 +1536,7 @@
  * loop per key size while 32 or more blocks are left (seal then hashes the last group it
  * encrypted), then the tail.
  */
-.macro _gcm32_crypt enc, fmt, hfmt
+.macro _gcm32_crypt enc, fmt, hfmt, be=0
         mov             8(%rsp), NBLOCKS
         test            NBLOCKS, NBLOCKS
         jz              .Lret\@
@@ -1531,14 +1545,26 @@
         vmovdqu8        .Lbswap128(%rip), BSWAP128
 .endif
         _ctr32_setup    \fmt
+.if \be
+        /* The first counter's low byte (public), if it is 2 mod 32 (_gcm32_counters), as a
+         * message's first call has (J0 + 1); else 0xff00, above every group's bound. */
+        movzbl          15(CTRP), CTRLO
+        testb           $0x1d, CTRLOB
+        jnz             .Lnot2\@
+        testb           $0x02, CTRLOB
+        jnz             .Lbe\@
+.Lnot2\@:
+        mov             $0xff00, CTRLO
+.Lbe\@:
+.endif
         _load_acc       \hfmt
         sub             $32, NBLOCKS
         jb              .Lafter\@
         cmp             $14, ROUNDS
         je              .L256\@
-        _gcm32_loop     \enc, \fmt, \hfmt, 10, .Llag\@, .Lafter\@
+        _gcm32_loop     \enc, \fmt, \hfmt, 10, .Llag\@, .Lafter\@, \be
 .L256\@:
-        _gcm32_loop     \enc, \fmt, \hfmt, 14, .Llag\@, .Lafter\@
+        _gcm32_loop     \enc, \fmt, \hfmt, 14, .Llag\@, .Lafter\@, \be
 .if \enc
 .Llag\@:
         _hash32_group   \hfmt
@@ -1831,6 +1857,13 @@
         jz              .Lsecret\@
         movzbl          AESFAST_MSG_J0+15(MSG), %ebx
         inc             CTRLOB                          /* J0 + 1: the data's first counter */
+        /* The big-endian groups need CTRLO = 2 mod 32 (_gcm32_counters), as J0 = IV || 1 has. */
+        testb           $0x1d, CTRLOB
+        jnz             .Lnot2\@
+        testb           $0x02, CTRLOB
+        jnz             .Lsecret\@
+.Lnot2\@:
+        movabs          $1 << 32, CTRLO                 /* else the native form, always */
 .Lsecret\@:
         cmp             $14, ROUNDS
         je              .L256\@
@@ -2017,6 +2050,17 @@ AESFAST_END(aesfast_vaes_avx512_gcm_ctr_then_hash)
 AESFAST_FUNC(aesfast_vaes_avx512_gcm_hash_then_ctr)
         _gcm32_crypt    0, ctr32, ghash
 AESFAST_END(aesfast_vaes_avx512_gcm_hash_then_ctr)
+
+/* The same for a public counter (GCM's J0 from a 12-byte IV): the big-endian groups of
+ * _gcm32_counters' \be, which branch on the counter, where its low byte is 2 mod 32 at the
+ * start (a message's first call, and every call after whole groups of 32). */
+AESFAST_FUNC(aesfast_vaes_avx512_gcm_ctr_then_hash_pub)
+        _gcm32_crypt    1, ctr32, ghash, be=1
+AESFAST_END(aesfast_vaes_avx512_gcm_ctr_then_hash_pub)
+
+AESFAST_FUNC(aesfast_vaes_avx512_gcm_hash_then_ctr_pub)
+        _gcm32_crypt    0, ctr32, ghash, be=1
+AESFAST_END(aesfast_vaes_avx512_gcm_hash_then_ctr_pub)
 
 AESFAST_FUNC(aesfast_vaes_avx512_gcmsiv_ctr_then_hash)
         _gcm32_crypt    1, ctr32le, polyval
