@@ -189,8 +189,9 @@ typedef struct {
 /* The GCM and GCM-SIV tables of a tier whose functions are named aesfast_<prefix>_ghash_init
  * and so on; hash_prefix names the hash-loop variant (armv8-sha3 shares armv8's tables and
  * counters, and has its own EOR3 loops). Optional entries are left out (NULL: see
- * aesfast_kernel.h): hash_init_few where the tier has one table, and the forms for a public counter but where GCM_KERNELS_PUB
- * names the tier's _pub ones (GCM-SIV's counter is the tag: never public). */
+ * aesfast_kernel.h): hash_init_few, _rest and the bytes few fills where the tier has one
+ * table, and the forms for a public counter but where GCM_KERNELS_PUB names the tier's _pub ones
+ * (GCM-SIV's counter is the tag: never public). */
 #define GCM_KERNELS(prefix, hash_prefix, ctr_fn)                                               \
     .hash_init = aesfast_##prefix##_ghash_init, .hash = aesfast_##hash_prefix##_ghash,         \
     .ctr = ctr_fn, .ctr_then_hash = aesfast_##hash_prefix##_gcm_ctr_then_hash,                  \
@@ -224,7 +225,7 @@ static const tier tier_vaes_avx512 = {
     .k = {.name = "vaes-avx512", .set_key = aesfast_aesni_set_key,
           .key_bytes = AESFAST_KEY_BITSLICED, .encrypt_block = aesfast_aesni_encrypt_block,
           .ctr32_xor = aesfast_vaes_avx512_ctr32_xor,
-          .gcm = {GCM_KERNELS(vaes_avx512, vaes_avx512, aesfast_vaes_avx512_ctr32_xor),
+          .gcm = {GCM_KERNELS_PUB(vaes_avx512),
                   .hash_init_few = aesfast_vaes_avx512_ghash_init_few, FEW_512,
                   .hash_init_rest = aesfast_vaes_avx512_ghash_init_rest},
           .gcmsiv = {GCMSIV_KERNELS(vaes_avx512, vaes_avx512),

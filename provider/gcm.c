@@ -414,6 +414,7 @@ GCM_SLOW void gcm_to_stream(gcm_ctx *c)
     aesfast_aead_resume(&c->st, k, &k->gcm, gcm_key(c), &c->hkey, m->acc, m->queue, queued,
                         m->queue + AESFAST_BLOCK * queued, partial, m->aadlen, c->datalen, ctr,
                         CTR32_BE_LAST, AEAD_QUEUE_MAX); /* every power made, just above */
+    c->st.ctr_public = (m->flags & AESFAST_MSG_CTR_PUBLIC) != 0;
     c->phase = MSG_STREAM;
     c->st_used = 1;
 }

@@ -27,6 +27,7 @@ void aesfast_aead_begin(aead_stream *s, const uint8_t ctr[AESFAST_BLOCK], ctr32_
     s->in_data = 0;
     s->aadlen = s->datalen = 0;
     s->fmt = fmt;
+    s->ctr_public = 0;
 }
 
 /* Hashes the pending blocks into acc. */
@@ -190,8 +191,8 @@ void aesfast_aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfas
     size_t nblocks = len / AESFAST_BLOCK;
     if (nblocks >= AEAD_STITCH_MIN) { /* the stitched kernel */
         flush(s, f, hkey);
-        (hash_out ? f->ctr_then_hash : f->hash_then_ctr)(key, hkey, s->acc, s->ctr, in, out,
-                                                         nblocks);
+        aesfast_gcm_stitched(f, hash_out, s->ctr_public)(key, hkey, s->acc, s->ctr, in, out,
+                                                          nblocks);
         aesfast_ctr32_add(s->ctr, s->fmt, (uint32_t)nblocks);
     } else if (nblocks > 0) { /* a few blocks: the counter kernel, and the queue */
         aesfast_aead_crypt_blocks(s, kern, f, key, hkey, in, out, nblocks, hash_out);

@@ -101,6 +101,9 @@ typedef struct aead_stream {
     int in_data;                 /* 0 while AAD may still come: the owner of part */
     uint64_t aadlen, datalen;    /* bytes so far */
     ctr32_format fmt;
+    int ctr_public;              /* the counter is public (GCM's J0 from a 12-byte IV): the
+                                  * stitched kernels' _pub forms may take it (aesfast_aead_begin
+                                  * says 0; GCM sets it after aesfast_aead_resume) */
     /* Last, so that aesfast_aead_copy moves only the blocks in it. */
     _Alignas(AESFAST_BLOCK) uint8_t pend[AEAD_QUEUE_MAX * AESFAST_BLOCK]; /* whole blocks not
                                                                           * yet hashed into acc */

@@ -232,9 +232,8 @@ static const struct expected_tier {
     /* The VAES tiers reuse AES-NI's key schedule and single block; the loops are theirs. */
     {"vaes-avx512", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
      aesfast_vaes_avx512_ctr32_xor,
-     GCM_WITH(vaes_avx512, aesfast_vaes_avx512_ghash_init_few, vaes_avx512,
-              aesfast_vaes_avx512_ctr32_xor, NULL, NULL, FEW_512,
-              aesfast_vaes_avx512_ghash_init_rest),
+     GCM_PUB(vaes_avx512, aesfast_vaes_avx512_ghash_init_few, vaes_avx512,
+             aesfast_vaes_avx512_ctr32_xor, FEW_512, aesfast_vaes_avx512_ghash_init_rest),
      GCMSIV(vaes_avx512, aesfast_vaes_avx512_polyval_init_few, vaes_avx512, FEW_512, NULL),
      aesfast_aesni_gcmsiv_derive},
     {"vaes-avx2", aesfast_aesni_set_key, aesfast_aesni_encrypt_block,
