@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # (no test/__pycache__ in the source tree)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "test"))
 from binding_test import write_cnf  # noqa: E402  (the test's cnf: aesfast preferred, or default)
