@@ -170,7 +170,6 @@
 typedef uint32_t u32x4 __attribute__((vector_size(16)));
 typedef uint64_t u64x2 __attribute__((vector_size(16)));
 
-/* Big-endian <-> host order of a 64-bit word (an involution either way). */
 /* Zeroes a secret the compiler would otherwise see as dead: the empty asm after the memset,
  * which may read it, keeps the stores. */
 static inline void aesfast_wipe(void *p, size_t n)
@@ -179,6 +178,7 @@ static inline void aesfast_wipe(void *p, size_t n)
     __asm__ __volatile__("" : : "r"(p) : "memory");
 }
 
+/* Big-endian <-> host order of a 64-bit word (an involution either way). */
 static inline uint64_t aesfast_be64(uint64_t v)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
