@@ -2,7 +2,8 @@
 # Runs every aesfast test, from a fresh Debian 12 machine (as root) or a developer's tree:
 #   1. installs what is missing (compiler, Meson, arm64 cross tools and qemu, OpenSSL headers);
 #   2. builds OpenSSL 3.5, 3.6 (the newest 3.x series) and 4.0 (Debian experimental's) from Debian's
-#      source packages (cached), natively and, for the arm64 run, 3.5 cross-built for arm64;
+#      source packages (cached), natively with their static libraries (the static hosts) and,
+#      for the arm64 run, 3.5 cross-built for arm64;
 #   3. native build: every x86-64 tier against the system OpenSSL 3.0 and the 3.5, 3.6 and 4.0
 #      builds;
 #   4. native build with AddressSanitizer and UndefinedBehaviorSanitizer (build-asan): the tests
@@ -24,7 +25,8 @@
 #               [--no-tsan] [--no-fuzz] [--no-openssl-suite] [-- MESON_TEST_ARGS...]
 #     --no-openssl-builds (or its old name --no-openssl35): no OpenSSL built here, the system's alone
 #     --no-openssl36, --no-openssl40: not that series' build
-#     --no-openssl-suite: not OpenSSL's own test suite (the 3.5 tree is then built without --full)
+#     --no-openssl-suite: not OpenSSL's own test suite (the 3.5 tree is then built without
+#       the test programs it needs: --static, not --full)
 # (MESON_TEST_ARGS go to the native and arm64 runs; the sanitizer runs pick their tests.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -77,15 +79,17 @@ series=()
 [ $openssl40 -eq 1 ] && series+=(4.0)
 tree_suite= # the 3.5 tree, built with --full for OpenSSL's own test suite
 for s in "${series[@]}"; do
-  full=()
-  [ "$s" = 3.5 ] && [ $ossl_suite -eq 1 ] && full=(--full)
-  if t=$(test/build-openssl.sh --series "$s" "${full[@]}") \
-     || { [ ${#full[@]} -gt 0 ] && full=() && t=$(test/build-openssl.sh --series "$s") \
-          && echo "test/run.sh: building OpenSSL $s with --full failed: its own test suite is not run" >&2 \
-          && setup_failures=$((setup_failures + 1)); }; then
+  # Every tree with its static libraries (the static hosts, test/static_host_test.sh); the 3.5
+  # tree also with what OpenSSL's own suite runs (--full).
+  extra=--static
+  [ "$s" = 3.5 ] && [ $ossl_suite -eq 1 ] && extra=--full
+  if t=$(test/build-openssl.sh --series "$s" $extra) \
+     || { t=$(test/build-openssl.sh --series "$s") \
+          && echo "test/run.sh: building OpenSSL $s with $extra failed: its static hosts$([ $extra = --full ] && echo " and its own test suite") are not run" >&2 \
+          && extra= && setup_failures=$((setup_failures + 1)); }; then
     echo "test/run.sh: OpenSSL $s tree: $t"
     if [ "$s" = 4.0 ]; then tree40=$t; else trees+=("$t"); fi
-    [ ${#full[@]} -eq 0 ] || tree_suite=$t
+    [ "$extra" != --full ] || tree_suite=$t
   else
     echo "test/run.sh: building OpenSSL $s failed: its tests are not run" >&2
     setup_failures=$((setup_failures + 1))

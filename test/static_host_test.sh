@@ -15,7 +15,7 @@
 # instead (no invalid access, no definite leak: aesfast's child library context freed;
 # test/static_host.supp says what it suppresses, and why).
 # AESFAST_TEST_CC is the C compiler command (split on blanks). Exit 0 pass, 1 fail, 77 skip (a
-# tree without libcrypto.a: test/build-openssl.sh --full builds it).
+# tree without libcrypto.a: test/build-openssl.sh --static builds it).
 set -u
 [ $# -ge 4 ] || { echo "usage: $0 TREE MODULE TEST_SRC_DIR SYSTEM_VERSION [VALGRIND]" >&2; exit 2; }
 tree=$1 module=$2 src=$3 sysver=$4 valgrind=${5:-}
@@ -23,7 +23,7 @@ fail() { echo "static_host_test: FAIL: $*"; exit 1; }
 
 for lib in libcrypto.a libssl.a; do
   if [ ! -f "$tree/$lib" ]; then
-    echo "$tree has no $lib (test/build-openssl.sh --full builds the static libraries)"
+    echo "$tree has no $lib (test/build-openssl.sh --static builds the static libraries)"
     exit 77
   fi
 done
