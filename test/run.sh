@@ -5,7 +5,8 @@
 #      source packages (cached), natively with their static libraries (the static hosts) and,
 #      for the arm64 run, 3.5 cross-built for arm64;
 #   3. native build: every x86-64 tier against the system OpenSSL 3.0 and the 3.5, 3.6 and 4.0
-#      builds;
+#      builds (4.0 through a Python extension that bundles its libcrypto.a, as the cryptography
+#      wheel does, and in build-4.0);
 #   4. native build with AddressSanitizer and UndefinedBehaviorSanitizer (build-asan): the tests
 #      whose programs are all ours, on the tiers this CPU has (see asan_tests below);
 #   5. native build with ThreadSanitizer (build-tsan): the thread tests (test/thread_test.c) on
@@ -153,7 +154,8 @@ native=("$(system_version) (system)")
 for t in "${trees[@]}" $tree40; do native+=("$(lib_version "$t") (built)"); done
 tested+=("$(printf '%s, ' "${native[@]}" | sed 's/, $//')")
 
-setup build "${werror[@]}" -Dopenssl_tree= -Dopenssl_trees="$(IFS=,; echo "${trees[*]}")"
+setup build "${werror[@]}" -Dopenssl_tree= -Dopenssl_trees="$(IFS=,; echo "${trees[*]}")" \
+  -Dwheel_trees="$tree40"
 run_suite build "$@"
 
 # OpenSSL's own test suite (its CI selection) on the 3.5 tree with build/aesfast.so preferred:
