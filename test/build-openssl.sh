@@ -13,8 +13,8 @@
 #                                         aarch64-linux-gnu-gcc, in its own tree openssl-<v>-aarch64
 #                                         (its programs run under qemu-aarch64)
 #   test/build-openssl.sh --static        also the static libraries (libcrypto.a, libssl.a), for the
-#                                         static hosts (test/static_host_test.sh): an archive of the
-#                                         objects already built, seconds
+#                                         static hosts (test/static_host_test.sh), from the objects
+#                                         of the shared ones (reuse_objects below): seconds
 #   test/build-openssl.sh --full          --static, and what OpenSSL's own test suite needs for its CI
 #                                         selection (test/openssl-suite.sh --programs: its recipes'
 #                                         test programs, the legacy module, the dasync engine), not
@@ -194,6 +194,33 @@ step() { # step STAMP WHAT TARGET...: make the targets, then the stamp
   touch "$tree/$st"
   log "$what: $((SECONDS - t0)) s"
 }
+# OpenSSL's Makefile compiles every source of libcrypto and libssl twice, once for each library
+# kind (X/libcrypto-shlib-Y.o and X/libcrypto-lib-Y.o), with the same command line. Each static
+# object whose shared twin is built and whose Makefile recipe is the twin's, names aside, is
+# that object copied (its time kept): make then archives, compiling only what is left.
+reuse_objects() {
+  python3 - "$tree" <<'PY'
+import os, re, shutil, sys
+tree = sys.argv[1]
+mk = open(os.path.join(tree, "Makefile"), encoding="utf-8", errors="replace").read()
+recipes = {m.group(1): m.group(2)
+           for m in re.finditer(r"^(\S+\.o):[^\n]*\n((?:\t[^\n]*\n)+)", mk, re.M)}
+copied = 0
+for obj, recipe in recipes.items():
+    m = re.match(r"^(.*\blib(?:crypto|ssl))-lib-([^/]+\.o)$", obj)
+    if not m:
+        continue
+    twin = f"{m.group(1)}-shlib-{m.group(2)}"
+    src, dst = os.path.join(tree, twin), os.path.join(tree, obj)
+    if twin in recipes and recipes[twin].replace("-shlib-", "-lib-") == recipe \
+            and os.path.isfile(src) and not os.path.exists(dst):
+        shutil.copy2(src, dst)
+        copied += 1
+print(f"build-openssl: {copied} objects of the static libraries from the shared ones",
+      file=sys.stderr)
+PY
+}
+if [ $static -eq 1 ] && [ ! -f "$tree/$static_stamp" ]; then reuse_objects || exit 1; fi
 [ $static -eq 0 ] || step "$static_stamp" "--static: libcrypto.a, libssl.a" libcrypto.a libssl.a
 if [ $full -eq 1 ]; then
   mapfile -t targets < <("$here/openssl-suite.sh" --programs --tree "$tree")
