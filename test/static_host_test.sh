@@ -99,7 +99,7 @@ fi
 # Under memcheck this one is left out: there the module's copy is cleaned up before aesfast's
 # teardown, which then leaves the child context to the process's exit (a leak, by design).
 [ -n "$valgrind" ] || run "two copies, the module's initialised first" "$tree" static_host "$series" --preinit
-run "one copy (the program on $series's libcrypto.so.3)" "$tree" dynamic_host "$series"
+run "one copy (the program on $series's $soname)" "$tree" dynamic_host "$series"
 run "one copy, the program without PIE taking OPENSSL_init_crypto's address" "$tree" nopie_host \
   "$series"
 echo "static_host_test: pass"
