@@ -1,16 +1,17 @@
 #!/bin/sh
 # aesfast.so in a program linked with an OpenSSL tree's libcrypto.a and libssl.a
 # (test/static_host.c), loaded from openssl.cnf (default and aesfast active, aesfast preferred):
-# two libcrypto copies in one process, the program's and the module's libcrypto.so.3. Every run
+# two libcrypto copies in one process, the program's and the module's libcrypto.so.3 (.so.4 in a
+# build against 4.0). Every run
 # must exit 0 with the program's checks passed and aesfast's work against default's on every line;
 # a copy torn down before aesfast's teardown crashes there at exit (status 139).
 #
 #   test/static_host_test.sh TREE MODULE TEST_SRC_DIR SYSTEM_VERSION [VALGRIND]
 #
-# The runs: the module on the tree's libcrypto.so.3 (LD_LIBRARY_PATH=TREE), on the system's
+# The runs: the module on the tree's shared libcrypto (LD_LIBRARY_PATH=TREE), on the system's
 # (SYSTEM_VERSION, e.g. 3.0.22; "" for none), the same with the module's copy initialised before
 # the configuration loads aesfast (static_host --preinit), and, for contrast, the program linked
-# with the tree's libcrypto.so.3 (one copy), also built without PIE and taking the address of
+# with the tree's shared libcrypto (one copy), also built without PIE and taking the address of
 # OPENSSL_init_crypto (whose address is then a stub in the program). With VALGRIND, those but --preinit under memcheck
 # instead (no invalid access, no definite leak: aesfast's child library context freed;
 # test/static_host.supp says what it suppresses, and why).
