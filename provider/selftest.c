@@ -26,7 +26,9 @@
  *           gcm_seal_msg and gcm_open_msg (vaes-avx512), or the composer (kernels/gcm_msg.c) over
  *           its stitched kernels, hash and the tier's gcm_seal_last / gcm_open_last (aesni,
  *           vaes-avx2) or its own C end (generic, armv8): the four vectors above and five more,
- *           sealed and opened, with J0 public and secret, in place and not. Their lengths take
+ *           sealed and opened, with J0 public and secret, in place and not, on the table of
+ *           powers the provider makes for each (hash_init_few's for a message of at most 8
+ *           blocks in all, then hash_init_rest's or hash_init's). Their lengths take
  *           each path: no data (the tag alone); 20 bytes after 20 of AAD (the end alone, two
  *           blocks and a partial one); 80 after 80 (whole blocks only: on aesni the queue too
  *           long for the end, hashed first, and no group); 280 after 280 (AES-256, the queue and
@@ -322,7 +324,13 @@ static int gcm_msg_check(const aesfast_kernel *k, scratch *s, const struct selft
 
     k->set_key(&s->key, v->key, v->keylen);
     k->encrypt_block(&s->key, h, h);
-    k->gcm.hash_init(&s->hkey, h);
+    /* The table as provider/gcm.c makes it (gcm_powers): hash_init_few's at the key, over a
+     * poisoned table (a power it fails to write cannot pass for an earlier one), and the rest
+     * (hash_init_rest, or hash_init) for a message past AESFAST_HASH_FEW blocks in all. */
+    memset(&s->hkey, 0xa5, sizeof(s->hkey));
+    aesfast_hash_init_few(&k->gcm)(&s->hkey, h);
+    if (naad + (v->len + AESFAST_BLOCK - 1) / AESFAST_BLOCK + 1 > AESFAST_HASH_FEW)
+        (k->gcm.hash_init_rest != NULL ? k->gcm.hash_init_rest : k->gcm.hash_init)(&s->hkey, h);
     for (int f = 0; f < 4; f++) {
         const int open = f % 2, pub = f < 2, in_place = f == 1 || f == 2;
         const uint8_t *in = open ? v->ct : v->pt;
