@@ -133,6 +133,28 @@ static void siv_powers(siv_ctx *c, size_t len)
     }
 }
 
+/* The tag's transitions, the only functions that assign tag_state (as in gcm.c):
+ *   siv_tag_set   "tag" set for opening (in c->tag): TAG_EXPECTED;
+ *   siv_tag_made  a seal's data update made the tag (in c->tag): TAG_MADE, until the next
+ *                 message;
+ *   siv_tag_drop  a new message: a tag made for the last message is dropped; one set for
+ *                 opening stays (see siv_begin). */
+static void siv_tag_set(siv_ctx *c)
+{
+    c->tag_state = TAG_EXPECTED;
+}
+
+static void siv_tag_made(siv_ctx *c)
+{
+    c->tag_state = TAG_MADE;
+}
+
+static void siv_tag_drop(siv_ctx *c)
+{
+    if (c->tag_state == TAG_MADE)
+        c->tag_state = TAG_NONE;
+}
+
 /* A new message on the current key and nonce (every init starts one): no AAD or data of the
  * last one carries over, nor the tag it made. A tag set for opening stays, as in OpenSSL (EVP
  * users and evp_test set it before the init that gives the key and nonce): the data update
@@ -144,8 +166,7 @@ static void siv_begin(siv_ctx *c)
     aesfast_aead_begin(&c->st, no_ctr, CTR32_LE_FIRST);
     if (c->phase != SIV_NO_NONCE)
         c->phase = SIV_AAD;
-    if (c->tag_state == TAG_MADE)
-        c->tag_state = TAG_NONE;
+    siv_tag_drop(c);
 }
 
 static int siv_ready(siv_ctx *c)
@@ -268,7 +289,7 @@ static int siv_short(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
     if (c->base.enc) {
         k->gcmsiv_seal_short(siv_enc_key(c), &m);
         memcpy(c->tag, m.tag, SIV_TAG);
-        c->tag_state = TAG_MADE;
+        siv_tag_made(c);
         c->phase = SIV_DONE;
     } else {
         memcpy(m.tag, c->tag, SIV_TAG);
@@ -311,7 +332,7 @@ static int siv_data(siv_ctx *c, uint8_t *out, const uint8_t *in, size_t len)
     aesfast_aead_hash_only(&c->st, &c->base.kernel->gcmsiv, &c->hkey, in, len);
     siv_tag(c, c->tag);
     aesfast_aead_wipe_data(&c->st);
-    c->tag_state = TAG_MADE;
+    siv_tag_made(c);
     siv_ctr(c, c->tag, in, out, len); /* after the hash: in may be out */
     c->phase = SIV_DONE;
     return 1;
@@ -438,7 +459,7 @@ AESFAST_HOOK aesfast_param_result gcmsiv_set(aesfast_cipher_ctx *b, const OSSL_P
         }
         if (!b->enc) {
             memcpy(c->tag, p->data, SIV_TAG);
-            c->tag_state = TAG_EXPECTED;
+            siv_tag_set(c);
         }
         return AESFAST_PARAM_OK;
     case AESFAST_P_SPEED:

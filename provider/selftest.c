@@ -1,7 +1,9 @@
 /*
  * The power-on self-test: when the provider loads, the chosen tier's kernels run known-answer
  * tests for each mode, and a tier that gives one wrong answer is not used (provider.c picks the
- * next one, or refuses to load).
+ * next one, or refuses to load). Every kernel entry a message can reach on the tier is run: the
+ * stitched loops that bulk data takes, and the one-call paths of a TLS record or a short
+ * message (gcm-msg, gcmsiv-short below).
  *
  * What it runs, per mode, on the tier's own function table (the pointers the ciphers call):
  *   ctr     set_key, ctr32_xor and encrypt_block (the partial last block): RFC 3686 #3 (AES-128)
@@ -19,6 +21,27 @@
  *           table against hash_init's on up to 8 blocks: RFC 8452 C.1 (AES-128,
  *           20 bytes, 18 of AAD), Wycheproof 513 bytes (AES-128) and BoringSSL's 511 bytes with
  *           255 of AAD (AES-256, from RFC 8452's reference code).
+ *   gcm-msg GCM's message in one call, aesfast_gcm_msg_crypt, as provider/gcm.c runs every
+ *           message whose data comes in one update (TLS records among them): the tier's
+ *           gcm_seal_msg and gcm_open_msg (vaes-avx512), or the composer (kernels/gcm_msg.c) over
+ *           its stitched kernels, hash and the tier's gcm_seal_last / gcm_open_last (aesni,
+ *           vaes-avx2) or its own C end (generic, armv8): the four vectors above and five more,
+ *           sealed and opened, with J0 public and secret, in place and not, on the table of
+ *           powers the provider makes for each (hash_init_few's for a message of at most 8
+ *           blocks in all, then hash_init_rest's or hash_init's). Their lengths take
+ *           each path: no data (the tag alone); 20 bytes after 20 of AAD (the end alone, two
+ *           blocks and a partial one); 80 after 80 (whole blocks only: on aesni the queue too
+ *           long for the end, hashed first, and no group); 280 after 280 (AES-256, the queue and
+ *           data past one group of powers: groups, then the end); 512 (32 whole blocks: the end
+ *           has no data); and the four above (513: the groups and a partial block alone; 511:
+ *           31 blocks and a partial one, on aesni/vaes-avx2 half a group handed back to the end,
+ *           on vaes-avx512 its first vector a group of its own; 295 after 295 of AAD).
+ *   gcmsiv-short
+ *           GCM-SIV's short kernels (gcmsiv_seal_short, gcmsiv_open_short: aesni, vaes-avx2,
+ *           vaes-avx512), on every vector the provider would give them on the tier (at most
+ *           gcmsiv_short_blocks blocks of AAD, data and lengths): RFC 8452 C.1 above and six more
+ *           of 1 to 31 blocks in all, AES-128 and AES-256, sealed, and opened in place with the
+ *           tag the open computes compared too. A tier without them has nothing to run here.
  * The lengths are chosen for the kernels' loops: 513 bytes is 32 blocks, so the 16-block VAES
  * loops run a full stitched iteration (the first 16 blocks are encrypted alone, the last 16
  * hashed alone), and the 8-block AES-NI/ARMv8 loops four; 511 bytes is 31 blocks, 16 plus a tail
@@ -29,7 +52,8 @@
  * by test/selftest_vectors.py, which the test "selftest-vectors" re-runs to show they match);
  * nothing here computes an expected value with aesfast's own code.
  *
- * Cost: about 7 KB through the kernels, at every load; AESFAST_DEBUG=1 prints each run's time.
+ * Cost: about 21 KB through the kernels, at every load (doc/provider-aesfast.7 gives the time
+ * measured); AESFAST_DEBUG=1 prints each run's time.
  *
  * Fault injection, for the tests: AESFAST_SELFTEST_FAULT=TIER:MODE[,TIER:MODE...] (TIER or MODE
  * may be *) flips one bit of each result of that tier's MODE before it is compared. It is read
@@ -58,16 +82,33 @@
 typedef struct {
     aesfast_key key, key2; /* the cipher key; GCM-SIV's derived encryption key */
     aesfast_hash_key hkey;
+    aesfast_gcm_msg msg;   /* GCM's one-call message */
     uint8_t out[MAX_LEN];
+    uint8_t aad[AESFAST_GCM_QUEUE * AESFAST_BLOCK]; /* AAD as zero-padded blocks */
     int fault; /* AESFAST_SELFTEST_FAULT asks for this mode of this tier to be corrupted */
 } scratch;
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* v's AAD into s->aad as zero-padded blocks, as the provider queues it; the number of blocks.
+ * (Every vector's AAD fits, 295 bytes at most; a longer one would be cut, and fail.) */
+static size_t pad_aad(scratch *s, const struct selftest_aead *v)
+{
+    size_t len = v->aadlen < sizeof(s->aad) ? v->aadlen : sizeof(s->aad);
+    size_t n = (len + AESFAST_BLOCK - 1) / AESFAST_BLOCK;
+
+    memset(s->aad, 0, n * AESFAST_BLOCK);
+    if (len > 0)
+        memcpy(s->aad, v->aad, len);
+    return n;
+}
 
 /* 1 if got (after the injected fault, if any) is want. */
 static int same(scratch *s, uint8_t *got, const uint8_t *want, size_t len)
 {
     if (s->fault && len > 0)
         got[0] ^= 1;
-    return memcmp(got, want, len) == 0;
+    return len == 0 || memcmp(got, want, len) == 0; /* (want is NULL for an empty message) */
 }
 
 /* ctr + n: GCM's inc32 (big-endian last word), or GCM-SIV's (little-endian first word). */
@@ -267,6 +308,110 @@ static int test_gcmsiv(const aesfast_kernel *k, scratch *s)
     return ok;
 }
 
+/* GCM's message in one call (aesfast_gcm_msg_crypt: the tier's gcm_seal_msg and gcm_open_msg,
+ * or the composer with its stitched kernels and gcm_seal_last / gcm_open_last or its C end), as
+ * provider/gcm.c runs a message whose data comes in one update: the AAD queued as zero-padded
+ * blocks, then one call over the whole data that makes the tag. Each vector four times: sealed
+ * and opened, with J0 public (flag AESFAST_MSG_CTR_PUBLIC, a 12-byte IV's) and secret (the form
+ * of other IV lengths: no branch on the counter), one of each in place. */
+static int gcm_msg_check(const aesfast_kernel *k, scratch *s, const struct selftest_aead *v)
+{
+    aesfast_gcm_msg *m = &s->msg;
+    uint8_t h[AESFAST_BLOCK] = {0};
+    size_t naad = pad_aad(s, v);
+    size_t skip = naad > AESFAST_GCM_QUEUE - 1 ? naad - (AESFAST_GCM_QUEUE - 1) : 0;
+    int ok = 1;
+
+    k->set_key(&s->key, v->key, v->keylen);
+    k->encrypt_block(&s->key, h, h);
+    /* The table as provider/gcm.c makes it (gcm_powers): hash_init_few's at the key, over a
+     * poisoned table (a power it fails to write cannot pass for an earlier one), and the rest
+     * (hash_init_rest, or hash_init) for a message past AESFAST_HASH_FEW blocks in all. */
+    memset(&s->hkey, 0xa5, sizeof(s->hkey));
+    aesfast_hash_init_few(&k->gcm)(&s->hkey, h);
+    if (naad + (v->len + AESFAST_BLOCK - 1) / AESFAST_BLOCK + 1 > AESFAST_HASH_FEW)
+        (k->gcm.hash_init_rest != NULL ? k->gcm.hash_init_rest : k->gcm.hash_init)(&s->hkey, h);
+    for (int f = 0; f < 4; f++) {
+        const int open = f % 2, pub = f < 2, in_place = f == 1 || f == 2;
+        const uint8_t *in = open ? v->ct : v->pt;
+
+        memset(m, 0, sizeof(*m));
+        memcpy(m->j0, v->iv, 12);
+        m->j0[15] = 1;
+        m->flags = pub ? AESFAST_MSG_CTR_PUBLIC : 0;
+        m->aadlen = v->aadlen;
+        k->gcm.hash(&s->hkey, m->acc, s->aad, skip); /* what would overflow the queue */
+        memcpy(m->queue, s->aad + AESFAST_BLOCK * skip, AESFAST_BLOCK * (naad - skip));
+        m->nqueue = naad - skip;
+        if (in_place) {
+            if (v->len > 0)
+                memcpy(s->out, in, v->len);
+            in = s->out;
+        }
+        aesfast_gcm_msg_crypt(k, !open, &s->key, &s->hkey, m, in, s->out, v->len);
+        ok &= same(s, s->out, open ? v->pt : v->ct, v->len);
+        ok &= same(s, m->tag, v->tag, AESFAST_BLOCK);
+    }
+    return ok;
+}
+
+static int test_gcm_msg(const aesfast_kernel *k, scratch *s)
+{
+    int ok = 1;
+
+    for (size_t i = 0; i < COUNT(selftest_gcm); i++)
+        ok &= gcm_msg_check(k, s, &selftest_gcm[i]);
+    for (size_t i = 0; i < COUNT(selftest_gcm_msg); i++)
+        ok &= gcm_msg_check(k, s, &selftest_gcm_msg[i]);
+    return ok;
+}
+
+/* GCM-SIV's short kernels (gcmsiv_seal_short, gcmsiv_open_short), on every vector that
+ * provider/gcmsiv.c would give them on this tier (its test in siv_short): sealed, and opened in
+ * place from the vector's tag, the tag the open computes compared too. A tier without them has
+ * nothing here: test_gcmsiv's path is then its only one. */
+static int test_gcmsiv_short(const aesfast_kernel *k, scratch *s)
+{
+    const struct selftest_aead *all[COUNT(selftest_gcmsiv) + COUNT(selftest_gcmsiv_short)];
+    size_t n = 0;
+    int ok = 1;
+
+    if (k->gcmsiv_seal_short == NULL)
+        return 1;
+    for (size_t i = 0; i < COUNT(selftest_gcmsiv); i++)
+        all[n++] = &selftest_gcmsiv[i];
+    for (size_t i = 0; i < COUNT(selftest_gcmsiv_short); i++)
+        all[n++] = &selftest_gcmsiv_short[i];
+    for (size_t i = 0; i < n; i++) {
+        const struct selftest_aead *v = all[i];
+        size_t naad = (v->aadlen + AESFAST_BLOCK - 1) / AESFAST_BLOCK;
+        uint8_t auth[16];
+
+        if (v->len >= AESFAST_BLOCK * (size_t)k->gcmsiv_short_blocks
+            || naad + (v->len + AESFAST_BLOCK - 1) / AESFAST_BLOCK + 1 > k->gcmsiv_short_blocks)
+            continue;
+        pad_aad(s, v);
+        k->set_key(&s->key, v->key, v->keylen);
+        aesfast_gcmsiv_derive(k, &s->key, v->iv, &s->key2, auth);
+        for (int open = 0; open < 2; open++) {
+            aesfast_gcmsiv_msg m = {v->iv, auth, s->aad, open ? s->out : v->pt, s->out, naad,
+                                    v->aadlen, v->len, {0}};
+
+            if (open) {
+                if (v->len > 0)
+                    memcpy(s->out, v->ct, v->len);
+                memcpy(m.tag, v->tag, AESFAST_BLOCK);
+                k->gcmsiv_open_short(&s->key2, &m);
+            } else {
+                k->gcmsiv_seal_short(&s->key2, &m);
+            }
+            ok &= same(s, s->out, open ? v->pt : v->ct, v->len);
+            ok &= same(s, m.tag, v->tag, AESFAST_BLOCK);
+        }
+    }
+    return ok;
+}
+
 static const struct {
     unsigned bit;
     const char *name;
@@ -274,7 +419,9 @@ static const struct {
 } modes[] = {
     {AESFAST_SELFTEST_CTR, "ctr", test_ctr},
     {AESFAST_SELFTEST_GCM, "gcm", test_gcm},
+    {AESFAST_SELFTEST_GCM_MSG, "gcm-msg", test_gcm_msg},
     {AESFAST_SELFTEST_GCMSIV, "gcmsiv", test_gcmsiv},
+    {AESFAST_SELFTEST_GCMSIV_SHORT, "gcmsiv-short", test_gcmsiv_short},
 };
 #define N_MODES (sizeof(modes) / sizeof(modes[0]))
 
@@ -340,7 +487,10 @@ unsigned aesfast_selftest(const aesfast_kernel *k, long *ns, int *injected)
     *ns = (long)(t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec);
 
     if (failed == 0) {
-        aesfast_debug("self-test of kernel %s: passed (ctr, gcm, gcmsiv) in %.1f us", k->name,
+        char names[96];
+
+        aesfast_selftest_modes(~0u, names, sizeof(names));
+        aesfast_debug("self-test of kernel %s: passed (%s) in %.1f us", k->name, names,
                       (double)*ns / 1000.0);
     } else {
         char names[64];

@@ -15,6 +15,9 @@ enum {
     AESFAST_SELFTEST_CTR = 1,    /* set_key, ctr32_xor, encrypt_block */
     AESFAST_SELFTEST_GCM = 2,    /* the gcm table: GHASH, inc32 counter, both stitched kernels */
     AESFAST_SELFTEST_GCMSIV = 4, /* the gcmsiv table: POLYVAL, ctr32le, the stitched open */
+    AESFAST_SELFTEST_GCM_MSG = 8, /* GCM's message in one call: gcm_seal_msg / gcm_open_msg, or
+                                   * the composer, its groups and gcm_seal_last / gcm_open_last */
+    AESFAST_SELFTEST_GCMSIV_SHORT = 16, /* gcmsiv_seal_short, gcmsiv_open_short */
 };
 
 /* Runs every known-answer test on k's kernels. Returns the modes that failed (0: all passed)

@@ -10,6 +10,7 @@
  * partial block and the lengths block. Small messages then cost one hash call, not one per
  * block, and small updates share one.
  */
+#include <assert.h>
 #include <string.h>
 
 #include <openssl/crypto.h>
@@ -174,6 +175,11 @@ void aesfast_aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfas
         unsigned int at = s->npart;
         size_t n = AESFAST_BLOCK - at < len ? AESFAST_BLOCK - at : len;
 
+        /* The partial block's keystream is used exactly as far as the block is filled (ks_tail
+         * and aesfast_aead_resume set both; only this branch moves them, together): so ks_spend
+         * XORs byte at with keystream byte at, and ks.num after it is where the block stands. */
+        assert(s->ks.num == at);
+
         if (!hash_out)
             memcpy(s->part + at, in, n); /* before out (maybe == in) is written */
         ks_spend(&s->ks, in, out, n);
@@ -182,7 +188,7 @@ void aesfast_aead_crypt(aead_stream *s, const aesfast_kernel *kern, const aesfas
         in += n;
         out += n;
         len -= n;
-        s->npart = s->ks.num;
+        s->npart = s->ks.num; /* at + n, or 0 when the block is full (the assert above) */
         if (s->npart != 0)
             return;
         push(s, f, hkey, s->part, 1);

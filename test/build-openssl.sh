@@ -12,10 +12,15 @@
 #   test/build-openssl.sh --host aarch64  the same source cross-built for linux-aarch64 with
 #                                         aarch64-linux-gnu-gcc, in its own tree openssl-<v>-aarch64
 #                                         (its programs run under qemu-aarch64)
-#   test/build-openssl.sh --full          also everything else \`make\` builds: the static libraries
-#                                         (libcrypto.a, libssl.a), every test program, the engines and
-#                                         the legacy module, for OpenSSL's own test suite
-#                                         (test/openssl-suite.sh) and the static hosts (test/static_host.c)
+#   test/build-openssl.sh --static        also the static libraries (libcrypto.a, libssl.a), for the
+#                                         static hosts (test/static_host_test.sh), from the objects
+#                                         of the shared ones (reuse_objects below): seconds
+#   test/build-openssl.sh --full          --static, and what OpenSSL's own test suite needs for its CI
+#                                         selection (test/openssl-suite.sh --programs: its recipes'
+#                                         test programs, the legacy module, the dasync engine), not
+#                                         the other test programs
+#   test/build-openssl.sh --everything    --full, and everything else \`make\` builds (every test
+#                                         program: test/openssl-suite.sh --all)
 #   AESFAST_OPENSSL_VERSION=3.5.7 ...     insist on one upstream version (its series, unless
 #                                         --series says otherwise, which must then agree)
 #   AESFAST_CACHE_DIR=DIR ...             cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/aesfast)
@@ -24,7 +29,7 @@
 # Concurrent runs serialize on a flock in the cache root.
 set -euo pipefail
 
-host= series= full=0
+host= series= full=0 static=0 everything=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --series) [ $# -ge 2 ] || { echo "build-openssl: --series needs a value" >&2; exit 2; }
@@ -33,7 +38,9 @@ while [ $# -gt 0 ]; do
     --host) [ $# -ge 2 ] || { echo "build-openssl: --host needs a value" >&2; exit 2; }
       host=$2; shift ;;
     --host=*) host=${1#--host=} ;;
-    --full) full=1 ;;
+    --static) static=1 ;;
+    --full) full=1 static=1 ;;
+    --everything) everything=1 full=1 static=1 ;;
     *) echo "build-openssl: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -63,7 +70,9 @@ case "$want" in ''|"$series".*) ;;
 esac
 series_re=$(printf '%s' "$series" | sed 's/\./\\./g')
 stamp=.aesfast-built
+static_stamp=.aesfast-built-static
 full_stamp=.aesfast-built-full
+everything_stamp=.aesfast-built-everything
 mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 
@@ -75,8 +84,10 @@ complete() {
   [ -f "$t/$stamp" ] && [ -x "$t/test/evp_test" ] && [ -x "$t/apps/openssl" ] \
     && [ -e "$t/libcrypto.so.$major" ] \
     && [ -f "$t/test/recipes/30-test_evp_data/evpciph_aes_common.txt" ] \
-    && { [ $full -eq 0 ] || { [ -f "$t/$full_stamp" ] && [ -f "$t/libcrypto.a" ] \
-                                && [ -f "$t/libssl.a" ] && [ -x "$t/test/sslapitest" ]; }; }
+    && { [ $static -eq 0 ] || { [ -f "$t/$static_stamp" ] && [ -f "$t/libcrypto.a" ] \
+                                  && [ -f "$t/libssl.a" ]; }; } \
+    && { [ $full -eq 0 ] || { [ -f "$t/$full_stamp" ] && [ -x "$t/test/sslapitest" ]; }; } \
+    && { [ $everything -eq 0 ] || [ -f "$t/$everything_stamp" ]; }
 }
 
 # Newest finished tree of the series for this host in the cache (or the wanted one), if any.  Native trees
@@ -100,8 +111,10 @@ find_done() {
 # A cross tree follows the native one: the same version (and tarball), unless one is asked for.
 if [ -n "$host" ] && [ -z "$want" ] && t=$(suffix= find_done); then want=${t##*/openssl-}; fi
 
-# --full completes a tree already built without it: the same version.
-if [ $full -eq 1 ] && [ -z "$want" ] && t=$(full=0 find_done); then want=${t##*/openssl-}; want=${want%"$suffix"}; fi
+# --static, --full or --everything completes a tree already built without it: the same version.
+if [ $static -eq 1 ] && [ -z "$want" ] && t=$(static=0 full=0 everything=0 find_done); then
+  want=${t##*/openssl-}; want=${want%"$suffix"}
+fi
 
 if t=$(find_done); then echo "$t" >&3; exit 0; fi
 
@@ -171,10 +184,50 @@ start=$SECONDS
    apps/openssl test/evp_test) >>"$logf" 2>&1 \
   || { tail -n 40 "$logf"; log "make failed"; exit 1; }
 touch "$tree/$stamp"
-if [ $full -eq 1 ]; then # the rest, incrementally: the static libraries and every test program
-  (cd "$tree" && make -j"$jobs") >>"$logf" 2>&1 || { tail -n 40 "$logf"; log "make (--full) failed"; exit 1; }
-  touch "$tree/$full_stamp"
+log "libraries, apps/openssl and test/evp_test: $((SECONDS - start)) s"
+# The rest, incrementally, each step in its own stamp.
+step() { # step STAMP WHAT TARGET...: make the targets, then the stamp
+  local st=$1 what=$2 t0=$SECONDS
+  shift 2
+  [ -f "$tree/$st" ] && return 0
+  (cd "$tree" && make -j"$jobs" "$@") >>"$logf" 2>&1 || { tail -n 40 "$logf"; log "make ($what) failed"; exit 1; }
+  touch "$tree/$st"
+  log "$what: $((SECONDS - t0)) s"
+}
+# OpenSSL's Makefile compiles every source of libcrypto and libssl twice, once for each library
+# kind (X/libcrypto-shlib-Y.o and X/libcrypto-lib-Y.o), with the same command line. Each static
+# object whose shared twin is built and whose Makefile recipe is the twin's, names aside, is
+# that object copied (its time kept): make then archives, compiling only what is left.
+reuse_objects() {
+  python3 - "$tree" <<'PY'
+import os, re, shutil, sys
+tree = sys.argv[1]
+mk = open(os.path.join(tree, "Makefile"), encoding="utf-8", errors="replace").read()
+recipes = {m.group(1): m.group(2)
+           for m in re.finditer(r"^(\S+\.o):[^\n]*\n((?:\t[^\n]*\n)+)", mk, re.M)}
+copied = 0
+for obj, recipe in recipes.items():
+    m = re.match(r"^(.*\blib(?:crypto|ssl))-lib-([^/]+\.o)$", obj)
+    if not m:
+        continue
+    twin = f"{m.group(1)}-shlib-{m.group(2)}"
+    src, dst = os.path.join(tree, twin), os.path.join(tree, obj)
+    if twin in recipes and recipes[twin].replace("-shlib-", "-lib-") == recipe \
+            and os.path.isfile(src) and not os.path.exists(dst):
+        shutil.copy2(src, dst)
+        copied += 1
+print(f"build-openssl: {copied} objects of the static libraries from the shared ones",
+      file=sys.stderr)
+PY
+}
+if [ $static -eq 1 ] && [ ! -f "$tree/$static_stamp" ]; then reuse_objects || exit 1; fi
+[ $static -eq 0 ] || step "$static_stamp" "--static: libcrypto.a, libssl.a" libcrypto.a libssl.a
+if [ $full -eq 1 ]; then
+  mapfile -t targets < <("$here/openssl-suite.sh" --programs --tree "$tree")
+  [ ${#targets[@]} -gt 0 ] || { log "test/openssl-suite.sh --programs listed nothing"; exit 1; }
+  step "$full_stamp" "--full: ${#targets[@]} targets for OpenSSL's suite" "${targets[@]}"
 fi
+[ $everything -eq 0 ] || step "$everything_stamp" "--everything" all
 log "built in $((SECONDS - start)) s"
 complete "$tree" || { log "build finished but $tree lacks an expected file"; exit 1; }
 echo "$tree" >&3

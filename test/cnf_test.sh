@@ -9,6 +9,10 @@
 # Each must leave aesfast active, the default provider active, and a fetch that names no
 # provider (openssl speed -evp aes-128-gcm) on aesfast (its key-setup line under AESFAST_DEBUG);
 # and the drop-in removed (the .include left), aesfast absent again.
+# And the README's path before `meson install` (with AESFAST_BUILD_CNF, build/openssl-aesfast.cnf):
+# that file does the same, and its check, `openssl list -providers -provider aesfast`, fails
+# loudly (exit status not 0, "unable to load provider aesfast") with the example itself where no
+# aesfast.so is installed (OPENSSL_MODULES an empty folder).
 #
 #   test/cnf_test.sh OPENSSL_BIN MODULE_PATH SOURCE_DIR [OPENSSL_CNF]
 #     exit 0 pass, 1 fail, 77 skip (no Debian-style openssl.cnf: OPENSSL_CNF, default
@@ -46,6 +50,25 @@ check() {
     fail "$name: openssl speed -evp aes-128-gcm did not key aesfast"; grep aesfast <<<"$log" | head -5
   fi
 }
+
+# The README's path before `meson install`.
+if [ -n "${AESFAST_BUILD_CNF:-}" ]; then
+  check "README: build/openssl-aesfast.cnf" "$AESFAST_BUILD_CNF"
+  if OPENSSL_CONF=$AESFAST_BUILD_CNF "$bin" list -providers -provider aesfast >/dev/null 2>&1; then
+    pass "README: its check passes with build/openssl-aesfast.cnf"
+  else
+    fail "README: openssl list -providers -provider aesfast fails with build/openssl-aesfast.cnf"
+  fi
+  mkdir "$tmp/no-modules"
+  out=$(OPENSSL_MODULES=$tmp/no-modules OPENSSL_CONF=$src/examples/openssl-aesfast.cnf \
+        "$bin" list -providers -provider aesfast 2>&1)
+  st=$?
+  if [ $st -ne 0 ] && grep -q 'unable to load provider aesfast' <<<"$out"; then
+    pass "README: its check fails loudly (status $st) when aesfast.so is not installed"
+  else
+    fail "README: its check, with aesfast.so not installed: status $st"; sed 's/^/     /' <<<"$out"
+  fi
+fi
 
 # Merge: edit [openssl_init] in place, append the example's sections.
 awk '/^\[ *openssl_init *\]/ { sect = 1; print; next }

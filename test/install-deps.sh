@@ -49,8 +49,9 @@ install gcc libc6-dev make meson ninja-build pkg-config libssl-dev openssl perl 
         nginx curl python3 xz-utils dpkg-dev
 # The SSH test starts its own sshd on a free loopback port, from its own sshd_config.
 install openssh-server openssh-client
-# The man page's test (groff) and the Debian package's (dpkg-buildpackage with debhelper).
-install groff-base debhelper
+# The man page's test (groff) and the Debian package's (dpkg-buildpackage with debhelper); the
+# wheel host's Python.h (test/wheel_host_test.py).
+install groff-base debhelper python3-dev
 # The binding test (test/binding_test.py): Debian's python3-cryptography, on the system libcrypto.
 install python3-cryptography
 # The TLS test starts its own nginx on a free loopback port; the service that Debian's package

@@ -13,9 +13,16 @@ fenced code blocks and HTML comments:
   dropped; each space a `-`; a repeated heading gets `-1`, `-2`, ...), or an `id`/`name` of an
   HTML element in it;
 - a reference use must have a definition.
-Links with a scheme (https:, mailto:) are not fetched. Before checking the tree it checks
-itself on a scratch tree that has a broken file link, a broken anchor and a missing reference,
-and fails unless it finds exactly those: so the test can fail.
+Links with a scheme (https:, mailto:) are not fetched. Also the names the pages give:
+- a code span that is a path in the tree (`provider/gcm.c`, `test/run.sh:12`) must name a file
+  or folder of SOURCE_DIR, or a program a meson.build beside it builds (`bench/kernels`);
+  placeholders (`doc/perf/CPU-CLASS/`, anything with * < > { }) and the few files of OpenSSL's
+  own tree that doc/testing-openssl-suite.md names are not paths of this tree;
+- every tier that provider/dispatch.c defines is named where the tier suites are listed: the
+  README's tier table, doc/testing.md's "One suite per tier" and test/meson.build's "Suites:".
+Before checking the tree it checks itself on a scratch tree that has a broken file link, a
+broken anchor, a missing reference and a code span naming a missing file, and fails unless it
+finds exactly those: so the test can fail.
 Prints one line per problem and a summary; exits 1 on any problem.
 """
 import glob
@@ -176,11 +183,93 @@ def check_file(md, root, problems):
     return len(targets)
 
 
+# Top-level folders whose paths the pages name in code spans.
+TREE_DIRS = ("provider/", "kernels/", "test/", "doc/", "examples/", "bench/", "fuzz/", "debian/",
+             "include/")
+# Files of OpenSSL's source tree that doc/testing-openssl-suite.md names (not this tree's).
+OPENSSL_TREE_FILES = {"test/run_tests.pl", "test/default.cnf", "test/null.cnf",
+                      "test/default-for-evptest.cnf"}
+PLACEHOLDER = re.compile(r"^[A-Z0-9][A-Z0-9_-]*$")  # CPU-CLASS, TREE, NAME
+
+
+def built_program(root, path):
+    """1 if path's folder has a meson.build that builds a program of path's name."""
+    d, name = os.path.split(path)
+    mb = os.path.join(root, d, "meson.build")
+    if not name or not os.path.isfile(mb):
+        return False
+    with open(mb, encoding="utf-8") as f:
+        return re.search(r"executable\(\s*'" + re.escape(name) + "'", f.read()) is not None
+
+
+def check_paths(md, root, problems):
+    """Code spans that are paths of the tree name something that exists; the count checked."""
+    with open(md, encoding="utf-8") as f:
+        text = strip_comments(f.read())
+    rel = os.path.relpath(md, root)
+    count = 0
+    fence = None
+    for n, line in enumerate(text.split("\n"), 1):
+        m = FENCE.match(line)
+        if fence:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = None
+            continue
+        if m:
+            fence = m.group(1)
+            continue
+        for span in re.finditer(r"(`+)(.+?)\1", line):
+            p = span.group(2).strip()
+            if not p.startswith(TREE_DIRS) or re.search(r"[*<>{}\[\]$\s]", p):
+                continue
+            p = re.sub(r":[0-9,-]+$", "", p).rstrip(".,;")
+            if p in OPENSSL_TREE_FILES or any(PLACEHOLDER.match(x) for x in p.split("/") if x):
+                continue
+            count += 1
+            if not os.path.exists(os.path.join(root, p)) and not built_program(root, p):
+                problems.append(f"{rel}:{n}: `{p}`: no such file or folder in the tree")
+    return count
+
+
+def check_tiers(root, problems):
+    """Every tier of provider/dispatch.c is named where the tier suites are listed."""
+    try:
+        with open(os.path.join(root, "provider", "dispatch.c"), encoding="utf-8") as f:
+            tiers = re.findall(r'\.name = "([a-z0-9-]+)"', f.read())
+    except OSError:
+        return 0
+    where = [("README.md", r"^\| `", "`{}`"),
+             ("doc/testing.md", r"One suite per tier", "`{}`"),
+             ("test/meson.build", r"^# Suites:", '"{}"')]
+    for path, start, fmt in where:
+        try:
+            with open(os.path.join(root, path), encoding="utf-8") as f:
+                lines = f.read().split("\n")
+        except OSError:
+            problems.append(f"{path}: missing")
+            continue
+        # the paragraph (or table) that starts at the first line matching start
+        i = next((k for k, l in enumerate(lines) if re.search(start, l)), None)
+        if i is None:
+            problems.append(f"{path}: no list of the tier suites (no line matching {start!r})")
+            continue
+        j = i
+        while j < len(lines) and lines[j].strip() and lines[j].strip() != "#":
+            j += 1
+        block = "\n".join(lines[i:j])
+        for t in tiers:
+            if fmt.format(t) not in block:
+                problems.append(f"{path}:{i + 1}: the tier {t} (provider/dispatch.c) is not "
+                                f"named as {fmt.format(t)}")
+    return len(tiers)
+
+
 def run(root, files):
     problems = []
     count = 0
     for md in files:
         count += check_file(md, root, problems)
+        count += check_paths(md, root, problems)
     return problems, count
 
 
@@ -196,12 +285,15 @@ def self_test():
                     "`[code](nowhere.md)` <!-- [comment](nowhere.md) -->\n"
                     "```\n[fenced](nowhere.md)\n```\n"
                     "[bad file](doc/missing.md) [bad anchor](doc/a.md#no-such-heading)\n"
-                    "[bad ref][nodef]\n\n[def]: doc/a.md#a-heading\n")
+                    "[bad ref][nodef] `doc/a.md` `doc/CPU-CLASS/x` `doc/nowhere.c`\n\n"
+                    "[def]: doc/a.md#a-heading\n")
         with open(os.path.join(d, "doc", "a.md"), "w") as f:
             f.write("# A heading\n")
+        os.mkdir(os.path.join(d, "bench"))
+        open(os.path.join(d, "bench", "tls.sh"), "w").close()
         problems, _ = run(d, [os.path.join(d, "README.md")])
     want = ["doc/missing.md: no such file", "doc/a.md#no-such-heading: no heading",
-            "reference [nodef] has no definition"]
+            "reference [nodef] has no definition", "`doc/nowhere.c`: no such file"]
     ok = len(problems) == len(want) and all(any(w in p for p in problems) for w in want)
     if not ok:
         print("links_test: self-test: the checker did not find exactly the planted problems:")
@@ -217,14 +309,16 @@ def main():
     root = sys.argv[1]
     if not self_test():
         return 1
-    print("ok - self-test: a broken file link, a broken anchor and a missing reference are found")
+    print("ok - self-test: a broken file link, a broken anchor, a missing reference and a "
+          "code span naming a missing file are found")
     files = sys.argv[2:] or ([os.path.join(root, "README.md")]
                              + sorted(glob.glob(os.path.join(root, "doc", "**", "*.md"), recursive=True)))
     problems, count = run(root, files)
+    tiers = check_tiers(root, problems) if not sys.argv[2:] else 0
     for p in problems:
         print("not ok - " + p)
-    print(f"links_test: {len(files)} files, {count} relative or local links checked, "
-          f"{len(problems)} broken")
+    print(f"links_test: {len(files)} files, {count} relative or local links and paths checked, "
+          f"{tiers} tiers' suites, {len(problems)} broken")
     return 1 if problems else 0
 
 

@@ -5,8 +5,8 @@
 #   test/openssl-suite.sh [--tree DIR] [--module PATH] [--out DIR] [--jobs N] [--timeout SECS]
 #                         [--results FILE] [--all | RECIPE...]
 #
-#   --tree     an OpenSSL tree built by test/build-openssl.sh --full (default: that script's
-#              3.5 tree, built or waited for under its lock)
+#   --tree     an OpenSSL tree built by test/build-openssl.sh --full (--everything for --all;
+#              default: that script's 3.5 tree, built or waited for under its lock)
 #   --module   the aesfast.so to load (default: build/aesfast.so of this checkout)
 #   --out      scratch folder (default: build/openssl-suite): the tree copies, the logs, the table
 #   --jobs     recipes at once (default 2, at most 2)
@@ -14,6 +14,12 @@
 #   --results  also write one Meson-format JSON line per recipe there (test/run.sh's summary reads it)
 #   --all      every recipe of the tree; RECIPE...: those (names as run_tests.pl lists them,
 #              shell globs allowed: 'test_evp_*'); neither: the CI selection ($ci_recipes below)
+#   --programs print, one a line, the make targets of --tree (a configured tree) that the
+#              selection's recipes run: their test programs (test(["NAME", ...]) and
+#              simple_test's program in the recipe files), and what they load beside
+#              (apps/openssl, util/shlib_wrap.sh, the legacy provider, test/p_test.so, the
+#              dasync engine that sslapitest and evp_extra_test load); then
+#              exit. test/build-openssl.sh --full builds those, not every test program.
 #
 # The cached tree is never written to. Copies of it are made under --out as hard-link farms
 # (cp -al, test-runs/ left out), in which a config is replaced by a new file (rm, then write: the
@@ -86,7 +92,7 @@ known=(
   "test_pkcs12|test pkcs12 formats using a non-default library context|pkcs12_format_test -context asserts OSSL_PROVIDER_available(NULL, \"default\") is false"
 )
 
-tree= module= out= jobs=2 timeout=1200 results= all=0 recipes=()
+tree= module= out= jobs=2 timeout=1200 results= all=0 programs=0 recipes=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --tree) tree=$2; shift ;;
@@ -96,6 +102,7 @@ while [ $# -gt 0 ]; do
     --timeout) timeout=$2; shift ;;
     --results) results=$2; shift ;;
     --all) all=1 ;;
+    --programs) programs=1 ;;
     -h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "openssl-suite: unknown option $1" >&2; exit 2 ;;
     *) recipes+=("$1") ;;
@@ -115,14 +122,39 @@ setup_fail() { # a failure before any recipe ran: one failed "test" in the resul
   echo "0 passed, 1 failed, 0 skipped"
   exit 1
 }
+
+# The make targets the selection's recipes need (--programs): each recipe file's test programs,
+# then the programs and modules recipes load without naming them as tests.
+if [ $programs -eq 1 ]; then
+  [ -n "$tree" ] && [ -d "$tree/test/recipes" ] || { echo "openssl-suite: --programs needs --tree" >&2; exit 2; }
+  [ ${#recipes[@]} -gt 0 ] || recipes=("${ci_recipes[@]}" "${ci_plumbing[@]}")
+  [ $all -eq 0 ] || { echo "openssl-suite: --programs is for a selection, not --all" >&2; exit 2; }
+  {
+    for pat in "${recipes[@]}"; do
+      for f in "$tree"/test/recipes/[0-9][0-9]-$pat.t; do
+        [ -f "$f" ] || continue
+        # test(["prog", ...]) and simple_test("name", "prog", ...): the program, under test/
+        perl -ne 'while (/\btest\(\s*\[\s*["\x27]([A-Za-z0-9_]+)["\x27]/g) { print "test/$1\n" }
+                  while (/\bsimple_test(?:_custom)?\(\s*["\x27][^"\x27]*["\x27]\s*,\s*["\x27]([A-Za-z0-9_]+)["\x27]/g) { print "test/$1\n" }' "$f"
+      done
+    done
+    printf '%s\n' apps/openssl util/shlib_wrap.sh providers/legacy.so test/p_test.so engines/dasync.so
+  } | sort -u | while read -r t; do
+    # only what this tree's Makefile knows (a recipe may name a program of a disabled feature)
+    grep -q "^$t:" "$tree/Makefile" && echo "$t"
+  done
+  exit 0
+fi
 if [ -n "$results" ]; then mkdir -p "$(dirname "$results")"; : >"$results"; fi
 
+build=--full stamp_name=.aesfast-built-full # --all runs every recipe: every test program
+[ $all -eq 0 ] || build=--everything stamp_name=.aesfast-built-everything
 if [ -z "$tree" ]; then
-  tree=$("$here/build-openssl.sh" --full) || setup_fail "test/build-openssl.sh --full failed"
+  tree=$("$here/build-openssl.sh" $build) || setup_fail "test/build-openssl.sh $build failed"
 fi
 tree=$(cd "$tree" 2>/dev/null && pwd) || setup_fail "no tree $tree"
-[ -f "$tree/.aesfast-built-full" ] && [ -f "$tree/test/run_tests.pl" ] \
-  || setup_fail "$tree is not a tree built by test/build-openssl.sh --full"
+[ -f "$tree/$stamp_name" ] && [ -f "$tree/test/run_tests.pl" ] \
+  || setup_fail "$tree is not a tree built by test/build-openssl.sh $build"
 module=${module:-$src/build/aesfast.so}
 [ -f "$module" ] || setup_fail "no module $module (meson setup build && ninja -C build)"
 module=$(cd "$(dirname "$module")" && pwd)/$(basename "$module")

@@ -2,9 +2,11 @@
 # Runs every aesfast test, from a fresh Debian 12 machine (as root) or a developer's tree:
 #   1. installs what is missing (compiler, Meson, arm64 cross tools and qemu, OpenSSL headers);
 #   2. builds OpenSSL 3.5, 3.6 (the newest 3.x series) and 4.0 (Debian experimental's) from Debian's
-#      source packages (cached), natively and, for the arm64 run, 3.5 cross-built for arm64;
+#      source packages (cached), natively with their static libraries (the static hosts) and,
+#      for the arm64 run, 3.5 cross-built for arm64;
 #   3. native build: every x86-64 tier against the system OpenSSL 3.0 and the 3.5, 3.6 and 4.0
-#      builds;
+#      builds (4.0 through a Python extension that bundles its libcrypto.a, as the cryptography
+#      wheel does, and in build-4.0);
 #   4. native build with AddressSanitizer and UndefinedBehaviorSanitizer (build-asan): the tests
 #      whose programs are all ours, on the tiers this CPU has (see asan_tests below);
 #   5. native build with ThreadSanitizer (build-tsan): the thread tests (test/thread_test.c) on
@@ -16,15 +18,17 @@
 #   8. OpenSSL's own test suite on the 3.5 tree (built with --full) with aesfast preferred
 #      through the drop-in (test/openssl-suite.sh, build/openssl-suite): its CI selection of
 #      recipes, one result per recipe (doc/testing-openssl-suite.md).
-# Ends with the skipped tests and why, what the options left out, the OpenSSL versions each build
-# ran against (as the libraries report them), and one line "N passed, N failed, N skipped" (a
-# left-out build counts as one skipped test); exits non-zero on any failure.
+# Ends with the minutes each phase took, the skipped tests and why, what the options left out, the
+# OpenSSL versions each build ran against (as the libraries report them), and one line
+# "N passed, N failed, N skipped" (a left-out build counts as one skipped test); exits non-zero
+# on any failure.
 #
 #   test/run.sh [--no-arm64] [--no-openssl-builds] [--no-openssl36] [--no-openssl40] [--no-asan]
 #               [--no-tsan] [--no-fuzz] [--no-openssl-suite] [-- MESON_TEST_ARGS...]
 #     --no-openssl-builds (or its old name --no-openssl35): no OpenSSL built here, the system's alone
 #     --no-openssl36, --no-openssl40: not that series' build
-#     --no-openssl-suite: not OpenSSL's own test suite (the 3.5 tree is then built without --full)
+#     --no-openssl-suite: not OpenSSL's own test suite (the 3.5 tree is then built without
+#       the test programs it needs: --static, not --full)
 # (MESON_TEST_ARGS go to the native and arm64 runs; the sanitizer runs pick their tests.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,6 +63,14 @@ left_out=() left_out_skipped=0 # what the options leave out, reported at the end
 [ $ossl_suite -eq 1 ] && [ $openssl35 -eq 0 ] && { ossl_suite=0; left_out+=("OpenSSL's own test suite, which runs on the 3.5 build; counts as skipped (--no-openssl-builds)"); left_out_skipped=$((left_out_skipped + 1)); }
 [ $ossl_suite -eq 0 ] && [ $openssl35 -eq 1 ] && { left_out+=("OpenSSL's own test suite; counts as skipped (--no-openssl-suite)"); left_out_skipped=$((left_out_skipped + 1)); }
 
+# Where the run's time goes, printed at the end: each phase's wall-clock minutes.
+times=() phase_name= phase_start=$SECONDS
+phase() { # phase NAME: the phase before it ends here
+  [ -z "$phase_name" ] || times+=("$phase_name $(( (SECONDS - phase_start + 30) / 60 )) min")
+  phase_name=$1 phase_start=$SECONDS
+}
+phase "installing dependencies"
+
 deps=(--bench) # gnuplot for the publish test (and h2load: small)
 [ $fuzz -eq 1 ] && deps+=(--fuzz)
 [ $arm64 -eq 1 ] && deps+=(--arm64)
@@ -69,6 +81,7 @@ if ! test/install-deps.sh "${deps[@]}"; then
   exit 1
 fi
 
+phase "building OpenSSL (3.5, 3.6, 4.0, arm64 3.5; cached)"
 trees=() tree_arm64= tree40= # trees: the 3.x builds (libcrypto.so.3, swapped in by LD_LIBRARY_PATH)
 setup_failures=0 # steps that failed before any test ran; each counts as one failed test
 series=()
@@ -77,15 +90,17 @@ series=()
 [ $openssl40 -eq 1 ] && series+=(4.0)
 tree_suite= # the 3.5 tree, built with --full for OpenSSL's own test suite
 for s in "${series[@]}"; do
-  full=()
-  [ "$s" = 3.5 ] && [ $ossl_suite -eq 1 ] && full=(--full)
-  if t=$(test/build-openssl.sh --series "$s" "${full[@]}") \
-     || { [ ${#full[@]} -gt 0 ] && full=() && t=$(test/build-openssl.sh --series "$s") \
-          && echo "test/run.sh: building OpenSSL $s with --full failed: its own test suite is not run" >&2 \
-          && setup_failures=$((setup_failures + 1)); }; then
+  # Every tree with its static libraries (the static hosts, test/static_host_test.sh); the 3.5
+  # tree also with what OpenSSL's own suite runs (--full).
+  extra=--static
+  [ "$s" = 3.5 ] && [ $ossl_suite -eq 1 ] && extra=--full
+  if t=$(test/build-openssl.sh --series "$s" $extra) \
+     || { t=$(test/build-openssl.sh --series "$s") \
+          && echo "test/run.sh: building OpenSSL $s with $extra failed: its static hosts$([ $extra = --full ] && echo " and its own test suite") are not run" >&2 \
+          && extra= && setup_failures=$((setup_failures + 1)); }; then
     echo "test/run.sh: OpenSSL $s tree: $t"
     if [ "$s" = 4.0 ]; then tree40=$t; else trees+=("$t"); fi
-    [ ${#full[@]} -eq 0 ] || tree_suite=$t
+    [ "$extra" != --full ] || tree_suite=$t
   else
     echo "test/run.sh: building OpenSSL $s failed: its tests are not run" >&2
     setup_failures=$((setup_failures + 1))
@@ -102,6 +117,7 @@ if [ $openssl35 -eq 1 ]; then
   fi
 fi
 
+phase "native build and tests"
 # CI builds with -Werror; a developer gets warnings as warnings.
 werror=()
 [ "${CI:-}" = true ] && werror=(--werror)
@@ -149,9 +165,11 @@ native=("$(system_version) (system)")
 for t in "${trees[@]}" $tree40; do native+=("$(lib_version "$t") (built)"); done
 tested+=("$(printf '%s, ' "${native[@]}" | sed 's/, $//')")
 
-setup build "${werror[@]}" -Dopenssl_tree= -Dopenssl_trees="$(IFS=,; echo "${trees[*]}")"
+setup build "${werror[@]}" -Dopenssl_tree= -Dopenssl_trees="$(IFS=,; echo "${trees[*]}")" \
+  -Dwheel_trees="$tree40"
 run_suite build "$@"
 
+phase "OpenSSL's own test suite"
 # OpenSSL's own test suite (its CI selection) on the 3.5 tree with build/aesfast.so preferred:
 # one Meson-format result per recipe. A failed 3.5 build is already counted as a failure.
 if [ $ossl_suite -eq 1 ] && [ -n "$tree_suite" ]; then
@@ -160,6 +178,7 @@ if [ $ossl_suite -eq 1 ] && [ -n "$tree_suite" ]; then
     --results build/openssl-suite/results.json || status=1
 fi
 
+phase "build-4.0 and its tests"
 # OpenSSL 4.0 (libcrypto.so.4): the module and the test programs built against the tree itself
 # (build-4.0), its openssl-4.0 suite: load, evp_test, TLS with its s_server/s_client, and the
 # provider-level tests with its default provider as the reference. Without the tree (a failed or
@@ -171,6 +190,7 @@ elif [ $openssl40 -eq 0 ]; then
   left_out_skipped=$((left_out_skipped + 1))
 fi
 
+phase "sanitizer build and tests"
 # asan_tests BUILDDIR: the names of the tests to run under the sanitizers, one a line. Not those
 # that cannot run there: ct-* (valgrind cannot run ASan programs), load, evp_test, tls, ssh and
 # cnf-recipes (the openssl, evp_test, nginx, curl, ssh and sshd programs are not instrumented, and a module
@@ -219,6 +239,7 @@ if [ $asan -eq 1 ]; then
   fi
 fi
 
+phase "ThreadSanitizer build and tests"
 # ThreadSanitizer (build-tsan): the thread tests only (thread-TIER, thread-3.5-TIER), on the
 # tiers this CPU has; the native build runs them too, and reports the tiers it lacks as skipped.
 # The module is instrumented and links without the TSan runtime (b_lundef=false), as for ASan.
@@ -257,6 +278,7 @@ if [ $tsan -eq 1 ]; then
   fi
 fi
 
+phase "arm64 cross build and tests under qemu"
 if [ $arm64 -eq 1 ]; then
   setup build-arm64 --cross-file test/cross-aarch64.ini "${werror[@]}" -Dopenssl_tree= \
     -Dopenssl_trees="$tree_arm64"
@@ -267,6 +289,7 @@ if [ $arm64 -eq 1 ]; then
   run_suite build-arm64 "$@"
 fi
 
+phase "differential fuzzing"
 # Differential fuzzing: fuzz/run.sh writes one Meson-format result per target and tier.
 if [ $fuzz -eq 1 ]; then
   logs+=("build-fuzz/fuzz-results.json")
@@ -274,6 +297,9 @@ if [ $fuzz -eq 1 ]; then
   for t in "${trees[@]}"; do [[ $t != */openssl-3.5.* ]] || fuzz_tree=(--openssl-tree "$t"); done
   fuzz/run.sh --time 60 --jobs 2 "${fuzz_tree[@]}" "${werror[@]}" || status=1
 fi
+
+phase end
+echo "test/run.sh: time: $(printf '%s; ' "${times[@]}" | sed 's/; $//'); in all $(( (SECONDS + 30) / 60 )) min"
 
 # One summary over every build, from Meson's machine-readable logs: each skipped test with the
 # line of its output that says why, what the options left out (the arm64 and 4.0 builds count as one

@@ -3,12 +3,15 @@
  * injecting faults with AESFAST_SELFTEST_FAULT (each case loads the module into a library context
  * of its own, with the module's stderr captured):
  *   - no fault: "aesfast-selftest" is "passed", the best usable tier is used, status is 1;
- *   - a fault in the best usable tier's test of each mode (ctr, gcm, gcmsiv): the provider still
+ *   - a fault in the best usable tier's test of each mode (ctr, gcm, gcm-msg, gcmsiv,
+ *     gcmsiv-short; the last only on a tier with GCM-SIV's short kernels): the provider still
  *     loads, from openssl.cnf, on the next usable tier; "aesfast-kernel" names it,
  *     "aesfast-selftest" says "<best> failed: <mode>; using <next>", status stays 1, the debug
  *     log says so, and the ciphers (AES-128/256-GCM, AES-256-CTR, AES-GCM-SIV) give the default
  *     provider's results (and RFC 8452's for GCM-SIV, which OpenSSL 3.0 lacks);
  *   - faults in the two best tiers: the third is used and both failures are listed;
+ *   - a fault in the one-call checks (gcm-msg, gcmsiv-short) of each usable tier, forced by
+ *     AESFAST_KERNEL: loading is refused, naming the check (the fault reaches every tier's);
  *   - a fault in a tier forced by AESFAST_KERNEL or by the cnf key: loading is refused, with
  *     aesfast's error on the queue and one "aesfast: not loading: ..." line on stderr; a fault in
  *     another tier does not matter to a forced one;
@@ -362,6 +365,28 @@ static void case_forced_env(void)
     CHECK(error_mentions("failed its self-test: gcm"), "no \"failed its self-test\" error");
 }
 
+static const aesfast_kernel *forced_tier;
+
+/* AESFAST_KERNEL names forced_tier, whose fault_mode test fails: loading is refused, naming
+ * the mode (the injected fault reaches that tier's check). */
+static void case_forced_mode(void)
+{
+    char want[256];
+
+    OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
+    capture_begin();
+    OSSL_PROVIDER *prov = OSSL_PROVIDER_load(libctx, module_path);
+    const char *log = capture_end();
+    CHECK(prov == NULL, "AESFAST_KERNEL=%s loaded although its %s test failed", forced_tier->name,
+          fault_mode);
+    OSSL_PROVIDER_unload(prov);
+    OSSL_LIB_CTX_free(libctx);
+    snprintf(want, sizeof(want), "aesfast: not loading: kernel AESFAST_KERNEL=%s failed its "
+             "self-test: %s (a fault injected", forced_tier->name, fault_mode);
+    CHECK(strstr(log, want) != NULL, "no \"%s\" on stderr", want);
+    ERR_clear_error();
+}
+
 /* The cnf key names the best tier, whose gcm test fails: loading is refused. */
 static void case_forced_cnf(void)
 {
@@ -419,7 +444,7 @@ static void case_all(void)
 
 int main(int argc, char **argv)
 {
-    static const char *modes[] = {"ctr", "gcm", "gcmsiv"};
+    static const char *modes[] = {"ctr", "gcm", "gcm-msg", "gcmsiv", "gcmsiv-short"};
     char fault[256];
 
     if (argc != 2) {
@@ -443,8 +468,14 @@ int main(int argc, char **argv)
 
     run_case("no fault", NULL, NULL, case_no_fault);
     if (n_usable >= 2) {
-        for (size_t i = 0; i < 3; i++) {
+        for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
             char title[64];
+
+            if (strcmp(modes[i], "gcmsiv-short") == 0 && usable[0]->gcmsiv_seal_short == NULL) {
+                printf("selftest_test: %s has no GCM-SIV short kernels: no gcmsiv-short test to "
+                       "fault\n", usable[0]->name);
+                continue;
+            }
 
             fault_mode = modes[i];
             snprintf(fault, sizeof(fault), "%s:%s", usable[0]->name, modes[i]);
@@ -457,6 +488,21 @@ int main(int argc, char **argv)
     if (n_usable >= 3) {
         snprintf(fault, sizeof(fault), "%s:gcm,%s:gcmsiv", usable[0]->name, usable[1]->name);
         run_case("faults in the two best tiers", fault, NULL, case_two_fallbacks);
+    }
+    /* The one-call checks on every usable tier, each forced: its fault refuses the load. */
+    for (size_t t = 0; t < n_usable; t++) {
+        for (size_t i = 0; i < 2; i++) {
+            char title[96];
+
+            fault_mode = i == 0 ? "gcm-msg" : "gcmsiv-short";
+            if (i == 1 && usable[t]->gcmsiv_seal_short == NULL)
+                continue;
+            forced_tier = usable[t];
+            snprintf(fault, sizeof(fault), "%s:%s", usable[t]->name, fault_mode);
+            snprintf(title, sizeof(title), "a fault in %s's %s test, %s forced", usable[t]->name,
+                     fault_mode, usable[t]->name);
+            run_case(title, fault, usable[t]->name, case_forced_mode);
+        }
     }
     snprintf(fault, sizeof(fault), "%s:gcm", usable[0]->name);
     run_case("a fault in the tier AESFAST_KERNEL forces", fault, usable[0]->name, case_forced_env);

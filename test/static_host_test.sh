@@ -1,21 +1,22 @@
 #!/bin/sh
 # aesfast.so in a program linked with an OpenSSL tree's libcrypto.a and libssl.a
 # (test/static_host.c), loaded from openssl.cnf (default and aesfast active, aesfast preferred):
-# two libcrypto copies in one process, the program's and the module's libcrypto.so.3. Every run
+# two libcrypto copies in one process, the program's and the module's libcrypto.so.3 (.so.4 in a
+# build against 4.0). Every run
 # must exit 0 with the program's checks passed and aesfast's work against default's on every line;
 # a copy torn down before aesfast's teardown crashes there at exit (status 139).
 #
 #   test/static_host_test.sh TREE MODULE TEST_SRC_DIR SYSTEM_VERSION [VALGRIND]
 #
-# The runs: the module on the tree's libcrypto.so.3 (LD_LIBRARY_PATH=TREE), on the system's
+# The runs: the module on the tree's shared libcrypto (LD_LIBRARY_PATH=TREE), on the system's
 # (SYSTEM_VERSION, e.g. 3.0.22; "" for none), the same with the module's copy initialised before
 # the configuration loads aesfast (static_host --preinit), and, for contrast, the program linked
-# with the tree's libcrypto.so.3 (one copy), also built without PIE and taking the address of
+# with the tree's shared libcrypto (one copy), also built without PIE and taking the address of
 # OPENSSL_init_crypto (whose address is then a stub in the program). With VALGRIND, those but --preinit under memcheck
 # instead (no invalid access, no definite leak: aesfast's child library context freed;
 # test/static_host.supp says what it suppresses, and why).
 # AESFAST_TEST_CC is the C compiler command (split on blanks). Exit 0 pass, 1 fail, 77 skip (a
-# tree without libcrypto.a: test/build-openssl.sh --full builds it).
+# tree without libcrypto.a: test/build-openssl.sh --static builds it).
 set -u
 [ $# -ge 4 ] || { echo "usage: $0 TREE MODULE TEST_SRC_DIR SYSTEM_VERSION [VALGRIND]" >&2; exit 2; }
 tree=$1 module=$2 src=$3 sysver=$4 valgrind=${5:-}
@@ -23,7 +24,7 @@ fail() { echo "static_host_test: FAIL: $*"; exit 1; }
 
 for lib in libcrypto.a libssl.a; do
   if [ ! -f "$tree/$lib" ]; then
-    echo "$tree has no $lib (test/build-openssl.sh --full builds the static libraries)"
+    echo "$tree has no $lib (test/build-openssl.sh --static builds the static libraries)"
     exit 77
   fi
 done
@@ -99,7 +100,7 @@ fi
 # Under memcheck this one is left out: there the module's copy is cleaned up before aesfast's
 # teardown, which then leaves the child context to the process's exit (a leak, by design).
 [ -n "$valgrind" ] || run "two copies, the module's initialised first" "$tree" static_host "$series" --preinit
-run "one copy (the program on $series's libcrypto.so.3)" "$tree" dynamic_host "$series"
+run "one copy (the program on $series's $soname)" "$tree" dynamic_host "$series"
 run "one copy, the program without PIE taking OPENSSL_init_crypto's address" "$tree" nopie_host \
   "$series"
 echo "static_host_test: pass"

@@ -33,6 +33,8 @@ void tiers_fill(uint8_t *p, size_t n)
     tu_rng_fill(rng(), p, n);
 }
 
+const char *tiers_skip_note;
+
 int tiers_run(const char *prog, int argc, char **argv, void (*test)(const aesfast_kernel *k))
 {
     int ran = 0;
@@ -52,7 +54,8 @@ int tiers_run(const char *prog, int argc, char **argv, void (*test)(const aesfas
         if (!named)
             continue;
         if (!aesfast_kernel_usable(k, why, sizeof(why))) {
-            printf("%s: %-12s skipped (%s)\n", prog, k->name, why);
+            printf("%s: %-12s skipped (%s%s%s)\n", prog, k->name, why,
+                   tiers_skip_note != NULL ? ", " : "", tiers_skip_note != NULL ? tiers_skip_note : "");
             continue;
         }
         test(k);

@@ -24,4 +24,8 @@ void tiers_fill(uint8_t *p, size_t n);
  */
 int tiers_run(const char *prog, int argc, char **argv, void (*test)(const aesfast_kernel *k));
 
+/* If set, added to each "skipped (why)" of tiers_run: where the CPU it describes is not the
+ * machine's (ct_test: the CPU as valgrind presents it). */
+extern const char *tiers_skip_note;
+
 #endif /* AESFAST_TEST_TIERS_H */
