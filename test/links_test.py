@@ -45,9 +45,8 @@ def strip_comments(text):
     return re.sub(r"<!--.*?-->", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
 
 
-def prose_lines(text):
-    """(line number, line) of the lines outside fenced code blocks, code spans blanked."""
-    out = []
+def unfenced_lines(text):
+    """(line number, line) of the lines outside fenced code blocks, comments stripped."""
     fence = None
     for n, line in enumerate(strip_comments(text).split("\n"), 1):
         m = FENCE.match(line)
@@ -58,8 +57,13 @@ def prose_lines(text):
         if m:
             fence = m.group(1)
             continue
-        out.append((n, re.sub(r"(`+)(.+?)\1", lambda m: " " * len(m.group(0)), line)))
-    return out
+        yield n, line
+
+
+def prose_lines(text):
+    """(line number, line) of the lines outside fenced code blocks, code spans blanked."""
+    return [(n, re.sub(r"(`+)(.+?)\1", lambda m: " " * len(m.group(0)), line))
+            for n, line in unfenced_lines(text)]
 
 
 def slug(heading):
@@ -205,19 +209,10 @@ def built_program(root, path):
 def check_paths(md, root, problems):
     """Code spans that are paths of the tree name something that exists; the count checked."""
     with open(md, encoding="utf-8") as f:
-        text = strip_comments(f.read())
+        text = f.read()
     rel = os.path.relpath(md, root)
     count = 0
-    fence = None
-    for n, line in enumerate(text.split("\n"), 1):
-        m = FENCE.match(line)
-        if fence:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = None
-            continue
-        if m:
-            fence = m.group(1)
-            continue
+    for n, line in unfenced_lines(text):
         for span in re.finditer(r"(`+)(.+?)\1", line):
             p = span.group(2).strip()
             if not p.startswith(TREE_DIRS) or re.search(r"[*<>{}\[\]$\s]", p):
