@@ -195,7 +195,8 @@ phase "sanitizer build and tests"
 # that cannot run there: ct-* (valgrind cannot run ASan programs), load, evp_test, tls, ssh and
 # cnf-recipes (the openssl, evp_test, nginx, curl, ssh and sshd programs are not instrumented, and a module
 # built with ASan only loads into a program that has its runtime), the runs against OpenSSL trees
-# (*-3.5, *-3.6: no tree in this build) and model-* (Python; no C of ours runs). Nor the tiers
+# (*-3.5, *-3.6: no tree in this build), model-* (Python; no C of ours runs) and binding-* (Debian's
+# python3, which has no ASan runtime, loads the module). Nor the tiers
 # this CPU lacks: the native build reports those as skipped.
 # Every test so left out runs in the native build.
 asan_tests() {
@@ -207,7 +208,7 @@ asan_tests() {
     if "$dir/test/kernel_test" --usable "$tier" >/dev/null; then usable+=("$tier"); fi
   done
   while read -r name; do
-    case "$name" in ct-* | load | load-* | evp_test-* | tls | tls-* | ssh | ssh-* | model-* | cnf-recipes) continue ;; esac
+    case "$name" in ct-* | load | load-* | evp_test-* | tls | tls-* | ssh | ssh-* | model-* | cnf-recipes | binding-*) continue ;; esac
     [[ ! $name =~ -[0-9]+\.[0-9]+(-|$) ]] || continue # a run against an OpenSSL tree: *-3.5, *-3.6-aesni
     keep=1
     for tier in "${all[@]}"; do
