@@ -17,7 +17,8 @@
 #   --programs print, one a line, the make targets of --tree (a configured tree) that the
 #              selection's recipes run: their test programs (test(["NAME", ...]) and
 #              simple_test's program in the recipe files), and what they load beside
-#              (apps/openssl, util/shlib_wrap.sh, the legacy provider, test/p_test.so, the
+#              (apps/openssl, util/shlib_wrap.sh, util/wrap.pl and the other generated scripts,
+#              the legacy provider, test/p_test.so, the
 #              dasync engine that sslapitest and evp_extra_test load); then
 #              exit. test/build-openssl.sh --full builds those, not every test program.
 #
@@ -138,7 +139,9 @@ if [ $programs -eq 1 ]; then
                   while (/\bsimple_test(?:_custom)?\(\s*["\x27][^"\x27]*["\x27]\s*,\s*["\x27]([A-Za-z0-9_]+)["\x27]/g) { print "test/$1\n" }' "$f"
       done
     done
-    printf '%s\n' apps/openssl util/shlib_wrap.sh providers/legacy.so test/p_test.so engines/dasync.so
+    # and the scripts the harness and recipes run (util/wrap.pl runs every test program)
+    printf '%s\n' apps/openssl util/shlib_wrap.sh util/wrap.pl apps/CA.pl apps/tsget.pl \
+      tools/c_rehash providers/legacy.so test/p_test.so engines/dasync.so
   } | sort -u | while read -r t; do
     # only what this tree's Makefile knows (a recipe may name a program of a disabled feature)
     grep -q "^$t:" "$tree/Makefile" && echo "$t"
