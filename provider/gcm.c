@@ -218,8 +218,8 @@ static void store_be64(uint8_t *p, uint64_t v)
  * queued AAD, the data and the lengths block) where the tier has one; hash_init's whole table
  * waits for the first message or hash call that needs more, once per key. A program that keys a
  * context per short message so pays for 8 powers, not for the 32 of the 512-bit loop. (need is
- * a count of blocks: public.) */
-/* (Out of line, but not cold: a key runs it, and a program may key per message.) */
+ * a count of blocks: public.) Out of line, but not cold: a key runs it, and a program may key
+ * per message. */
 static __attribute__((noinline)) void gcm_powers_slow(gcm_ctx *c, size_t need)
 {
     const aesfast_aead_kernel *f = &c->base.kernel->gcm;
